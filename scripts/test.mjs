@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+// Runs every test suite: unit tests once, and the database suites (test/**) once per database.
+// Databases: TEST_DIALECTS (comma list: sqlite,postgres); unset → SQLite, plus PostgreSQL when the server at
+// TEST_POSTGRES_URL (default postgres://root@127.0.0.1:5432/test) answers. Extra arguments filter file names.
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { cpus } from 'node:os';
+import pg from 'pg';
+
+const root = new URL('..', import.meta.url).pathname;
+const filters = process.argv.slice(2);
+const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/test';
+
+function find(dir) {
+  let out = [];
+  let entries = [];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return out;
+  }
+  for (const name of entries) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out = out.concat(find(path));
+    else if (name.endsWith('.test.js')) out.push(path);
+  }
+  return out.sort();
+}
+
+const pick = (files) => (filters.length === 0 ? files : files.filter((f) => filters.some((x) => f.includes(x))));
+const unitFiles = pick(find(join(root, 'dist/src')));
+const dbFiles = pick(find(join(root, 'dist/test')));
+
+async function postgresAnswers() {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+let dialects;
+if (process.env.TEST_DIALECTS) {
+  dialects = process.env.TEST_DIALECTS.split(',').map((s) => s.trim()).filter(Boolean);
+} else {
+  dialects = ['sqlite'];
+  if (await postgresAnswers()) dialects.push('postgres');
+  else console.log(`# PostgreSQL at ${POSTGRES_URL} does not answer: running the SQLite suites only`);
+}
+if (dialects.includes('postgres') && !(await postgresAnswers())) {
+  console.error(`PostgreSQL at ${POSTGRES_URL} does not answer, and TEST_DIALECTS asks for it`);
+  process.exit(1);
+}
+
+const concurrency = Math.max(1, Math.min(4, cpus().length));
+
+function run(label, files, env) {
+  return new Promise((resolve) => {
+    if (files.length === 0) return resolve({ label, tests: 0, pass: 0, fail: 0, code: 0 });
+    console.log(`\n=== ${label}: ${files.length} file(s) ===`);
+    const child = spawn(
+      process.execPath,
+      ['--enable-source-maps', '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...files.map((f) => relative(root, f))],
+      { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let tail = '';
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk);
+      tail = (tail + chunk.toString()).slice(-4000);
+    });
+    child.on('close', (code) => {
+      const num = (name) => Number((new RegExp(`ℹ ${name} (\\d+)`).exec(tail) ?? [])[1] ?? 0);
+      resolve({ label, tests: num('tests'), pass: num('pass'), fail: num('fail'), code: code ?? 1 });
+    });
+  });
+}
+
+const results = [];
+results.push(await run('unit', unitFiles, {}));
+for (const dialect of dialects) {
+  results.push(await run(`${dialect}`, dbFiles, { TEST_DIALECT: dialect, TEST_POSTGRES_URL: POSTGRES_URL }));
+}
+
+console.log('\n=== summary ===');
+for (const r of results) console.log(`${r.label.padEnd(10)} tests ${String(r.tests).padStart(5)}  pass ${String(r.pass).padStart(5)}  fail ${String(r.fail).padStart(4)}`);
+process.exit(results.some((r) => r.code !== 0 || r.fail > 0) ? 1 : 0);

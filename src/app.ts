@@ -1,0 +1,105 @@
+/**
+ * buildApp(config, storage) → a Fastify instance with every plugin and route. It never listens: server.ts does,
+ * and tests call `app.inject()`.
+ */
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import qs from 'qs';
+import type { Config } from './config/config.js';
+import { errors } from './domain/errors.js';
+import { createServices, type Services } from './domain/services.js';
+import { registerAuth } from './http/plugins/auth.plugin.js';
+import { registerErrorHandling } from './http/plugins/errors.plugin.js';
+import { RouteRegistry } from './http/route.js';
+import { registerServiceRoutes } from './http/routes/health/index.js';
+import { namespaceRoutes } from './http/routes/namespace/index.js';
+import { termRoutes } from './http/routes/terms/index.js';
+import { Urls } from './http/urls.js';
+import { CATEGORIES, TAGS } from './domain/terms/term.js';
+import type { Storage } from './storage/storage.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+    registry: RouteRegistry;
+  }
+}
+
+export interface BuildOptions {
+  /** Pino options, or false for no logging (tests). Defaults to the configured level. */
+  logger?: FastifyServerOptions['logger'];
+}
+
+const QUERY_OPTIONS: qs.IParseOptions = {
+  depth: 5,
+  arrayLimit: 200,
+  parameterLimit: 1000,
+  duplicates: 'last',
+  allowPrototypes: false,
+};
+const FORM_OPTIONS: qs.IParseOptions = { ...QUERY_OPTIONS, parameterLimit: 10_000 };
+
+function safeJson(text: string): unknown {
+  return JSON.parse(text, (key, value) => (key === '__proto__' ? undefined : value));
+}
+
+export async function buildApp(config: Config, storage: Storage, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    bodyLimit: config.bodyLimit,
+    requestIdHeader: 'x-request-id',
+    return503OnClosing: true,
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      ignoreDuplicateSlashes: true,
+      maxParamLength: 1000,
+      querystringParser: (text: string) => qs.parse(text, QUERY_OPTIONS),
+    },
+  });
+
+  const urls = new Urls(config.publicUrl);
+  const services = createServices(config, storage);
+  const registry = new RouteRegistry();
+  app.decorate('services', services);
+  app.decorate('registry', registry);
+
+  // Bodies: JSON and form-encoded, like the original; anything else is a 415.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(/^application\/([\w.-]+\+)?json$/i, { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, {});
+    try {
+      const parsed = safeJson(text);
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+        return done(errors.invalidJson('The JSON body must be an object.'), undefined);
+      }
+      return done(null, parsed);
+    } catch {
+      return done(errors.invalidJson('Syntax error'), undefined);
+    }
+  });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, qs.parse(String(body), FORM_OPTIONS));
+  });
+
+  registerErrorHandling(app, storage, config.bodyLimit);
+  registerAuth(app, services.users);
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('X-Content-Type-Options', 'nosniff');
+    reply.header('X-Request-Id', request.id);
+    const type = reply.getHeader('content-type');
+    if (typeof type === 'string' && type.startsWith('application/json')) {
+      reply.header('content-type', 'application/json; charset=UTF-8');
+    }
+    return payload;
+  });
+
+  // Registration order is the order the namespace index (and /doc) show, as in the original.
+  registry.add(...namespaceRoutes(registry));
+  registry.add(...termRoutes(CATEGORIES));
+  registry.add(...termRoutes(TAGS));
+  registry.mount(app, services, urls);
+  registerServiceRoutes(app, services, registry, urls);
+
+  return app;
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+/**
+ * `calendar <command>`: serve | migrate | users … . Reads the same environment as the service, so it works on
+ * the service's database, even while the service runs.
+ */
+import { ConfigError, loadConfig, type Config } from '../config/config.js';
+import { migrateCommand } from './migrate.command.js';
+import { serveCommand } from './serve.command.js';
+import { usersCommand, UsageError } from './users.command.js';
+
+const USAGE = `usage: calendar <command>
+
+commands:
+  serve                                   run the HTTP service (what \`npm start\` runs)
+  migrate                                 apply pending database migrations
+  users add LOGIN --role ROLE [--email E] [--app-password P]
+                                          create a user and an application password
+  users list                              list users
+  users remove LOGIN                      delete a user (their posts stay, without author)
+  users app-password LOGIN [--app-password P]
+                                          add another application password
+  users revoke LOGIN                      revoke every application password of a user
+
+roles: administrator, editor, author, contributor, subscriber
+environment: DATABASE_URL, SITE_TIMEZONE, … (see the README)`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return command === undefined ? 2 : 0;
+  }
+  let config: Config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`calendar: bad configuration: ${error.message}\n`);
+      return 78;
+    }
+    throw error;
+  }
+  try {
+    switch (command) {
+      case 'serve':
+        await serveCommand(config);
+        return -1; // keeps running
+      case 'migrate':
+        return await migrateCommand(config);
+      case 'users':
+        return await usersCommand(config, rest);
+      default:
+        process.stderr.write(`calendar: unknown command "${command}"\n\n${USAGE}\n`);
+        return 2;
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`calendar: ${error.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`calendar: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

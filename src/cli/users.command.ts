@@ -1,0 +1,88 @@
+import { parseArgs } from 'node:util';
+import type { Config } from '../config/config.js';
+import { UserError, UserService } from '../domain/users/user.service.js';
+import { openStorage } from '../storage/storage.js';
+
+export class UsageError extends Error {}
+
+function printPassword(login: string, password: string, generated: boolean): void {
+  if (generated) {
+    process.stdout.write(`application password for ${login} (shown once, store it now):\n${password}\n`);
+  } else {
+    process.stdout.write(`application password for ${login} set\n`);
+  }
+}
+
+export async function usersCommand(config: Config, argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: {
+        role: { type: 'string' },
+        email: { type: 'string' },
+        'app-password': { type: 'string' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const login = positionals[0];
+  const needLogin = () => {
+    if (login === undefined || positionals.length !== 1) throw new UsageError(`users ${sub} takes exactly one LOGIN`);
+    return login;
+  };
+
+  const storage = await openStorage(config.database, { poolSize: 1 });
+  try {
+    await storage.migrate();
+    const users = new UserService(storage);
+    switch (sub) {
+      case 'add': {
+        const l = needLogin();
+        if (values.role === undefined) throw new UsageError('users add needs --role ROLE');
+        const created = await users.add({ login: l, role: values.role, email: values.email, password: values['app-password'] });
+        process.stdout.write(`created ${values.role} ${l}\n`);
+        printPassword(l, created.password, created.generated);
+        return 0;
+      }
+      case 'list': {
+        const rows = await users.list();
+        process.stdout.write(`${'ID'.padEnd(6)}${'LOGIN'.padEnd(24)}${'ROLE'.padEnd(15)}${'APP PASSWORDS'.padEnd(15)}EMAIL\n`);
+        for (const u of rows) {
+          process.stdout.write(
+            `${String(u.id).padEnd(6)}${u.login.padEnd(24)}${u.role.padEnd(15)}${String(u.app_passwords).padEnd(15)}${u.email}\n`,
+          );
+        }
+        return 0;
+      }
+      case 'remove':
+        await users.remove(needLogin());
+        process.stdout.write(`removed ${login}\n`);
+        return 0;
+      case 'app-password': {
+        const created = await users.addAppPassword(needLogin(), values['app-password']);
+        printPassword(created.login, created.password, created.generated);
+        return 0;
+      }
+      case 'revoke': {
+        const n = await users.revoke(needLogin());
+        process.stdout.write(`revoked ${n} application password(s) of ${login}\n`);
+        return 0;
+      }
+      default:
+        throw new UsageError(sub === undefined ? 'users needs a subcommand' : `unknown users subcommand "${sub}"`);
+    }
+  } catch (error) {
+    if (error instanceof UserError) {
+      process.stderr.write(`calendar: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await storage.close();
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * Every environment variable the service reads, with its type, default and meaning. Nothing else in the code
+ * base reads `process.env`: the server and the CLI call `loadConfig(process.env)` once and pass the frozen
+ * result down.
+ */
+import { isValidTimeZone } from '../time/zones.js';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** Base of every URL the API emits, without a trailing slash. */
+  readonly publicUrl: string;
+  readonly database: DatabaseConfig;
+  readonly adminLogin: string | undefined;
+  readonly adminPassword: string | undefined;
+  readonly siteTimezone: string;
+  readonly logLevel: LogLevel;
+  readonly bodyLimit: number;
+}
+
+export type DatabaseConfig =
+  | { readonly dialect: 'sqlite'; readonly path: string }
+  | { readonly dialect: 'postgres'; readonly url: string; readonly schema?: string };
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface VariableDoc {
+  name: string;
+  default: string;
+  description: string;
+}
+
+/** The documentation of every variable; the README's table is written from this list. */
+export const VARIABLES: readonly VariableDoc[] = [
+  { name: 'PORT', default: '8080', description: 'TCP port to listen on (1-65535).' },
+  { name: 'HOST', default: '127.0.0.1', description: 'Interface to listen on (`0.0.0.0` for all).' },
+  {
+    name: 'PUBLIC_URL',
+    default: 'http://localhost:PORT',
+    description: 'Base URL of every URL the API emits (`rest_url`, `urls.self`, …); http(s), no query.',
+  },
+  {
+    name: 'DATABASE_URL',
+    default: 'SQLite file `./data/calendar.db`',
+    description: '`sqlite:PATH` (or `sqlite::memory:`) for SQLite, `postgres://user@host:port/db` for PostgreSQL.',
+  },
+  { name: 'ADMIN_LOGIN', default: '(none)', description: 'On an empty database: login of the first administrator.' },
+  {
+    name: 'ADMIN_PASSWORD',
+    default: '(none)',
+    description: 'With `ADMIN_LOGIN`: that administrator\'s application password (at least 8 characters).',
+  },
+  { name: 'SITE_TIMEZONE', default: 'UTC', description: 'Site time zone: an IANA name, `UTC` or `UTC±N[.5]`.' },
+  { name: 'LOG_LEVEL', default: 'info', description: 'fatal, error, warn, info, debug, trace or silent.' },
+  { name: 'BODY_LIMIT', default: '1048576', description: 'Largest accepted request body in bytes (larger → 413).' },
+];
+
+type Env = Record<string, string | undefined>;
+
+function value(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined) return undefined;
+  const trimmed = raw.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = value(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function parseDatabase(raw: string | undefined): DatabaseConfig {
+  if (raw === undefined) return { dialect: 'sqlite', path: './data/calendar.db' };
+  if (raw.startsWith('sqlite:')) {
+    const path = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (path === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/calendar.db');
+    return { dialect: 'sqlite', path };
+  }
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new ConfigError('DATABASE_URL', 'is not a valid postgres:// URL');
+    }
+    return { dialect: 'postgres', url: raw };
+  }
+  throw new ConfigError('DATABASE_URL', `must start with sqlite: or postgres://, got "${raw}"`);
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env): Config {
+  const port = integer(env, 'PORT', 8080, 1, 65535);
+  const host = value(env, 'HOST') ?? '127.0.0.1';
+
+  let publicUrl = value(env, 'PUBLIC_URL') ?? `http://localhost:${port}`;
+  let parsed: URL;
+  try {
+    parsed = new URL(publicUrl);
+  } catch {
+    throw new ConfigError('PUBLIC_URL', `is not an absolute URL: "${publicUrl}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError('PUBLIC_URL', 'must be an http:// or https:// URL');
+  }
+  if (parsed.search !== '' || parsed.hash !== '') {
+    throw new ConfigError('PUBLIC_URL', 'must not carry a query string or fragment');
+  }
+  publicUrl = publicUrl.replace(/\/+$/, '');
+
+  const database = parseDatabase(value(env, 'DATABASE_URL'));
+
+  const adminLogin = value(env, 'ADMIN_LOGIN');
+  const adminPassword = value(env, 'ADMIN_PASSWORD');
+  if (adminLogin !== undefined && !/^[A-Za-z0-9._@-]{1,60}$/.test(adminLogin)) {
+    throw new ConfigError('ADMIN_LOGIN', 'may hold only letters, digits and . _ @ - (at most 60 characters)');
+  }
+  if ((adminLogin === undefined) !== (adminPassword === undefined)) {
+    throw new ConfigError(adminLogin === undefined ? 'ADMIN_LOGIN' : 'ADMIN_PASSWORD', 'ADMIN_LOGIN and ADMIN_PASSWORD go together');
+  }
+  if (adminPassword !== undefined && adminPassword.length < 8) {
+    throw new ConfigError('ADMIN_PASSWORD', 'must be at least 8 characters long');
+  }
+
+  const siteTimezone = value(env, 'SITE_TIMEZONE') ?? 'UTC';
+  if (!isValidTimeZone(siteTimezone)) {
+    throw new ConfigError('SITE_TIMEZONE', `is not a known time zone: "${siteTimezone}"`);
+  }
+
+  const logLevel = (value(env, 'LOG_LEVEL') ?? 'info').toLowerCase() as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+
+  const bodyLimit = integer(env, 'BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024);
+
+  return Object.freeze({
+    port,
+    host,
+    publicUrl,
+    database: Object.freeze(database),
+    adminLogin,
+    adminPassword,
+    siteTimezone,
+    logLevel,
+    bodyLimit,
+  });
+}

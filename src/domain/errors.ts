@@ -1,0 +1,99 @@
+/**
+ * The error catalogue: every error the API answers with, its HTTP status and its message, in one place.
+ * Codes are the original's (WordPress core and The Events Calendar) so existing clients keep matching on them.
+ * On the wire every error is `{ code, message, data: { status, ... } }`.
+ */
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  toBody(): ErrorBody {
+    return { code: this.code, message: this.message, data: { status: this.status, ...this.extra } };
+  }
+}
+
+export interface ErrorBody {
+  code: string;
+  message: string;
+  data: { status: number; [key: string]: unknown };
+}
+
+/** The message WordPress gives each parameter that fails validation. */
+export const INVALID_PARAMETER = 'Invalid parameter.';
+
+export interface ParamFailure {
+  message: string;
+  code?: string;
+}
+
+export const errors = {
+  // --- request model (WordPress core) ---
+  noRoute: () => new ApiError('rest_no_route', 404, 'No route was found matching the URL and request method.'),
+  invalidNamespace: () => new ApiError('rest_invalid_namespace', 404, 'The specified namespace could not be found.'),
+  invalidJson: (detail: string) =>
+    new ApiError('rest_invalid_json', 400, 'Invalid JSON body passed.', {
+      json_error_code: 4,
+      json_error_message: detail,
+    }),
+  missingParams: (names: string[]) =>
+    new ApiError('rest_missing_callback_param', 400, `Missing parameter(s): ${names.join(', ')}`, { params: names }),
+  invalidParams: (failures: Record<string, ParamFailure>) => {
+    const params: Record<string, string> = {};
+    const details: Record<string, { code: string; message: string; data: null }> = {};
+    for (const [name, f] of Object.entries(failures)) {
+      params[name] = f.message;
+      details[name] = { code: f.code ?? 'rest_invalid_param', message: f.message, data: null };
+    }
+    return new ApiError('rest_invalid_param', 400, `Invalid parameter(s): ${Object.keys(failures).join(', ')}`, {
+      params,
+      details,
+    });
+  },
+  invalidParam: (name: string, message = INVALID_PARAMETER, code?: string) =>
+    errors.invalidParams({ [name]: { message, code } }),
+  forbidden: (authenticated: boolean) =>
+    new ApiError(
+      'rest_forbidden',
+      authenticated ? 403 : 401,
+      authenticated ? 'Sorry, you are not allowed to do that.' : 'Sorry, you are not allowed to do that. Please log in.',
+    ),
+  payloadTooLarge: (limit: number) =>
+    new ApiError('rest_payload_too_large', 413, `The request body is larger than the limit of ${limit} bytes.`),
+  unsupportedMediaType: (type: string) =>
+    new ApiError(
+      'rest_unsupported_media_type',
+      415,
+      `Unsupported content type "${type}": send application/json or application/x-www-form-urlencoded.`,
+    ),
+  internal: () => new ApiError('rest_internal_error', 500, 'An internal error occurred; it has been logged.'),
+  unavailable: () => new ApiError('rest_service_unavailable', 503, 'The database is not answering; try again shortly.'),
+  badRequest: (message: string) => new ApiError('rest_bad_request', 400, message),
+
+  // --- authentication (ours; DECISIONS.md) ---
+  incorrectPassword: () =>
+    new ApiError('incorrect_password', 401, 'The provided login or application password is incorrect.'),
+  unsupportedAuthorization: () =>
+    new ApiError(
+      'rest_unsupported_authorization',
+      401,
+      'Unsupported Authorization scheme: use HTTP Basic with a login and an application password.',
+    ),
+
+  // --- terms (WordPress core) ---
+  termExists: (termId: number) =>
+    new ApiError('term_exists', 400, 'A term with the name provided already exists with this parent.', {
+      term_id: termId,
+    }),
+  duplicateTermSlug: (slug: string) =>
+    new ApiError('duplicate_term_slug', 400, `The slug "${slug}" is already in use by another term.`),
+  taxonomyNotHierarchical: () =>
+    new ApiError('rest_taxonomy_not_hierarchical', 400, 'Cannot set parent term, taxonomy is not hierarchical.'),
+} as const;

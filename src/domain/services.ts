@@ -1,0 +1,31 @@
+/**
+ * The services of the domain, built once per app over one storage. Route handlers and argument checks reach
+ * the domain only through these.
+ */
+import type { Config } from '../config/config.js';
+import type { Storage } from '../storage/storage.js';
+import type { PostType } from '../storage/database.js';
+import { CATEGORIES, TAGS } from './terms/term.js';
+import { TermService } from './terms/term.service.js';
+import { UserService } from './users/user.service.js';
+
+export interface Services {
+  readonly config: Config;
+  readonly storage: Storage;
+  readonly users: UserService;
+  readonly categories: TermService;
+  readonly tags: TermService;
+  /** Which kind of post an id names (one id space for events, venues, organizers, images). */
+  postType(id: number): Promise<PostType | undefined>;
+}
+
+export function createServices(config: Config, storage: Storage): Services {
+  return {
+    config,
+    storage,
+    users: new UserService(storage),
+    categories: new TermService(storage, CATEGORIES),
+    tags: new TermService(storage, TAGS),
+    postType: (id) => storage.posts.typeOf(id),
+  };
+}

@@ -1,0 +1,138 @@
+/**
+ * Categories and tags: list, read, create, update, delete. Every method takes the actor first and asks the
+ * policy before it touches storage. Arguments arrive validated (the route layer checks ids exist, as the
+ * original does before its permission check); the service re-checks inside its transaction where a race
+ * could have changed the answer.
+ */
+import type { Actor } from '../actor.js';
+import { isAuthenticated } from '../actor.js';
+import { errors } from '../errors.js';
+import { canManageCategories, canManageTags } from '../policies.js';
+import { sanitizeSlug, uniqueSlug } from '../slugs.js';
+import type { Storage } from '../../storage/storage.js';
+import { StorageError } from '../../storage/dialects/dialect.js';
+import { nowUtc } from '../../time/clock.js';
+import type { TaxonomyInfo, Term, TermInput, TermListQuery } from './term.js';
+
+const RETRIES_ON_CONFLICT = 3;
+
+export class TermService {
+  constructor(
+    private readonly storage: Storage,
+    readonly info: TaxonomyInfo,
+  ) {}
+
+  private assertCanManage(actor: Actor): void {
+    const allowed = this.info.hierarchical ? canManageCategories(actor) : canManageTags(actor);
+    if (!allowed) throw errors.forbidden(isAuthenticated(actor));
+  }
+
+  list(_actor: Actor, query: TermListQuery): Promise<{ terms: Term[]; total: number }> {
+    return this.storage.terms.list(this.info.taxonomy, query);
+  }
+
+  /** The term, or the original's 400 for an id that is not a term of this taxonomy. */
+  async get(_actor: Actor, id: number): Promise<Term> {
+    const term = await this.storage.terms.find(this.info.taxonomy, id);
+    if (!term) throw errors.invalidParam('id');
+    return term;
+  }
+
+  /** Exists checks for the route layer's validators. */
+  async exists(id: number): Promise<boolean> {
+    return (await this.storage.terms.existingIds(this.info.taxonomy, [id])).size === 1;
+  }
+
+  async existingIds(ids: readonly number[]): Promise<Set<number>> {
+    return this.storage.terms.existingIds(this.info.taxonomy, ids);
+  }
+
+  async create(actor: Actor, input: TermInput & { name: string }): Promise<Term> {
+    this.assertCanManage(actor);
+    if (!this.info.hierarchical && input.parent !== undefined) throw errors.taxonomyNotHierarchical();
+    return this.retryOnConflict(() =>
+      this.storage.transaction(async (tx) => {
+        const parentId = input.parent ?? 0;
+        if (parentId !== 0 && !(await tx.terms.find(this.info.taxonomy, parentId))) throw errors.invalidParam('parent');
+        const name = input.name.trim();
+        const existing = await tx.terms.findByName(this.info.taxonomy, name, this.info.hierarchical ? parentId : undefined);
+        if (existing) throw errors.termExists(existing.id);
+        const base = sanitizeSlug(input.slug ?? name) || sanitizeSlug(name) || 'term';
+        const slug = uniqueSlug(base, await tx.terms.slugsLike(this.info.taxonomy, base));
+        const now = nowUtc();
+        const id = await tx.terms.create({
+          taxonomy: this.info.taxonomy,
+          name,
+          slug,
+          description: input.description ?? '',
+          parent_id: parentId,
+          created_at: now,
+          modified_at: now,
+        });
+        return (await tx.terms.find(this.info.taxonomy, id))!;
+      }),
+    );
+  }
+
+  async update(actor: Actor, id: number, input: TermInput): Promise<Term> {
+    this.assertCanManage(actor);
+    if (!this.info.hierarchical && input.parent !== undefined) throw errors.taxonomyNotHierarchical();
+    return this.retryOnConflict(() =>
+      this.storage.transaction(async (tx) => {
+        const term = await tx.terms.find(this.info.taxonomy, id);
+        if (!term) throw errors.invalidParam('id');
+        const patch: { name?: string; slug?: string; description?: string; parent_id?: number; modified_at: string } = {
+          modified_at: nowUtc(),
+        };
+        if (input.name !== undefined) patch.name = input.name.trim();
+        if (input.description !== undefined) patch.description = input.description ?? '';
+        if (input.slug !== undefined) {
+          const slug = sanitizeSlug(input.slug);
+          if (slug === '') throw errors.invalidParam('slug');
+          if (slug !== term.slug) {
+            const clash = await tx.terms.findBySlug(this.info.taxonomy, slug);
+            if (clash && clash.id !== id) throw errors.duplicateTermSlug(slug);
+            patch.slug = slug;
+          }
+        }
+        if (input.parent !== undefined) {
+          const parentId = input.parent ?? 0;
+          if (parentId !== 0) {
+            const tree = await tx.terms.tree(this.info.taxonomy);
+            if (!tree.has(parentId)) throw errors.invalidParam('parent');
+            // a term cannot become its own ancestor
+            for (let at = parentId; at !== 0; at = tree.get(at)?.parentId ?? 0) {
+              if (at === id) throw errors.invalidParam('parent', 'A category cannot be its own ancestor.');
+            }
+          }
+          patch.parent_id = parentId;
+        }
+        await tx.terms.update(id, patch);
+        return (await tx.terms.find(this.info.taxonomy, id))!;
+      }),
+    );
+  }
+
+  /** Deletes for good (no trash for terms) and answers with the term as it was. */
+  async remove(actor: Actor, id: number): Promise<Term> {
+    this.assertCanManage(actor);
+    return this.storage.transaction(async (tx) => {
+      const term = await tx.terms.find(this.info.taxonomy, id);
+      if (!term) throw errors.invalidParam('id');
+      await tx.terms.remove(term);
+      return term;
+    });
+  }
+
+  /** Concurrent writers racing for one slug: the loser runs again and sees the winner's term. */
+  private async retryOnConflict<T>(fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn();
+      } catch (error) {
+        const retry = error instanceof StorageError && (error.kind === 'unique' || error.kind === 'busy');
+        if (!retry || attempt >= RETRIES_ON_CONFLICT) throw error;
+      }
+    }
+  }
+}

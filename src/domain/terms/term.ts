@@ -1,0 +1,62 @@
+import type { Taxonomy } from '../../storage/database.js';
+
+export type { Taxonomy };
+
+/** A category or tag as the domain sees it; `count` is the number of published events carrying it. */
+export interface Term {
+  readonly id: number;
+  readonly taxonomy: Taxonomy;
+  readonly name: string;
+  readonly slug: string;
+  readonly description: string;
+  readonly parentId: number;
+  readonly count: number;
+}
+
+/** The two taxonomies and how they differ on the wire. */
+export interface TaxonomyInfo {
+  readonly taxonomy: Taxonomy;
+  /** Route segment and envelope key: `categories` / `tags`. */
+  readonly route: 'categories' | 'tags';
+  readonly hierarchical: boolean;
+}
+
+export const CATEGORIES: TaxonomyInfo = { taxonomy: 'tribe_events_cat', route: 'categories', hierarchical: true };
+export const TAGS: TaxonomyInfo = { taxonomy: 'post_tag', route: 'tags', hierarchical: false };
+
+export const TERM_ORDER_BY = [
+  'id',
+  'term_id',
+  'name',
+  'slug',
+  'term_group',
+  'count',
+  'parent',
+  'description',
+  'term_order',
+  'include',
+  'none',
+] as const;
+export type TermOrderBy = (typeof TERM_ORDER_BY)[number];
+
+export interface TermListQuery {
+  readonly page: number;
+  readonly perPage: number;
+  readonly offset?: number;
+  readonly search?: string;
+  readonly include?: readonly number[];
+  readonly exclude?: readonly number[];
+  readonly order: 'asc' | 'desc';
+  readonly orderby: TermOrderBy;
+  readonly hideEmpty: boolean;
+  readonly parent?: number;
+  readonly post?: number;
+  readonly slug?: string;
+}
+
+export interface TermInput {
+  readonly name?: string;
+  readonly description?: string | null;
+  readonly slug?: string;
+  readonly parent?: number | null;
+}

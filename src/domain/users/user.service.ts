@@ -1,0 +1,127 @@
+/**
+ * Users, roles and application passwords: what the CLI manages and what authentication asks.
+ */
+import { isRole, ROLES, type Actor, type Role } from '../actor.js';
+import type { Storage } from '../../storage/storage.js';
+import { StorageError } from '../../storage/dialects/dialect.js';
+import { nowUtc } from '../../time/clock.js';
+import { generateAppPassword, hashAppPassword, verifyAppPassword, type Kdf } from './passwords.js';
+
+export class UserError extends Error {
+  override name = 'UserError';
+}
+
+export const LOGIN_PATTERN = /^[A-Za-z0-9._@-]{1,60}$/;
+
+export interface CreatedPassword {
+  readonly login: string;
+  /** The password in clear: shown once, never stored. */
+  readonly password: string;
+  readonly generated: boolean;
+}
+
+export class UserService {
+  constructor(private readonly storage: Storage) {}
+
+  async add(input: { login: string; role: string; email?: string; password?: string }): Promise<CreatedPassword> {
+    if (!LOGIN_PATTERN.test(input.login)) {
+      throw new UserError('login may hold only letters, digits and . _ @ - (at most 60 characters)');
+    }
+    if (!isRole(input.role)) throw new UserError(`role must be one of ${ROLES.join(', ')}`);
+    if (input.email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(input.email)) {
+      throw new UserError(`not an e-mail address: ${input.email}`);
+    }
+    checkChosenPassword(input.password);
+    const now = nowUtc();
+    try {
+      return await this.storage.transaction(async (tx) => {
+        if (await tx.users.findByLogin(input.login)) throw new UserError(`user ${input.login} already exists`);
+        const user = await tx.users.create({
+          login: input.login,
+          email: input.email ?? '',
+          displayName: input.login,
+          role: input.role,
+          now,
+        });
+        return addPassword(tx, user.id, user.login, input.password);
+      });
+    } catch (error) {
+      if (error instanceof StorageError && error.kind === 'unique') {
+        throw new UserError(`user ${input.login} already exists`);
+      }
+      throw error;
+    }
+  }
+
+  async addAppPassword(login: string, password?: string): Promise<CreatedPassword> {
+    checkChosenPassword(password);
+    return this.storage.transaction(async (tx) => {
+      const user = await tx.users.findByLogin(login);
+      if (!user) throw new UserError(`no user ${login}`);
+      return addPassword(tx, user.id, user.login, password);
+    });
+  }
+
+  async revoke(login: string): Promise<number> {
+    return this.storage.transaction(async (tx) => {
+      const user = await tx.users.findByLogin(login);
+      if (!user) throw new UserError(`no user ${login}`);
+      return tx.users.revokeAppPasswords(user.id);
+    });
+  }
+
+  async remove(login: string): Promise<void> {
+    await this.storage.transaction(async (tx) => {
+      const user = await tx.users.findByLogin(login);
+      if (!user) throw new UserError(`no user ${login}`);
+      await tx.users.remove(user.id);
+    });
+  }
+
+  list() {
+    return this.storage.users.list();
+  }
+
+  /** On an empty database, creates the configured first administrator. Returns true when it did. */
+  async ensureAdmin(login: string | undefined, password: string | undefined): Promise<boolean> {
+    if (login === undefined || password === undefined) return false;
+    if ((await this.storage.users.count()) > 0) return false;
+    try {
+      await this.add({ login, role: 'administrator', password });
+      return true;
+    } catch (error) {
+      // another process created it first
+      if (error instanceof UserError && (await this.storage.users.findByLogin(login))) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * The actor for HTTP Basic credentials, or undefined when they do not match (an unknown login and a wrong
+   * password are indistinguishable to the caller).
+   */
+  async authenticate(login: string, password: string): Promise<Actor | undefined> {
+    if (login === '' || password === '' || login.length > 60 || password.length > 256) return undefined;
+    const credentials = await this.storage.users.credentials(login);
+    for (const c of credentials) {
+      if (verifyAppPassword(password, { id: c.passwordId, kdf: c.kdf, salt: c.salt, hash: c.hash })) {
+        return isRole(c.role) ? { kind: 'user', id: c.userId, login: c.login, role: c.role as Role } : undefined;
+      }
+    }
+    return undefined;
+  }
+}
+
+function checkChosenPassword(password: string | undefined): void {
+  if (password !== undefined && (password.length < 8 || password.length > 256)) {
+    throw new UserError('an application password must be 8 to 256 characters long');
+  }
+}
+
+async function addPassword(tx: Storage, userId: number, login: string, chosen?: string): Promise<CreatedPassword> {
+  const password = chosen ?? generateAppPassword();
+  const kdf: Kdf = chosen === undefined ? 'sha256' : 'scrypt';
+  const hashed = hashAppPassword(password, kdf);
+  await tx.users.addAppPassword(userId, { name: chosen === undefined ? 'generated' : 'chosen', ...hashed, now: nowUtc() });
+  return { login, password, generated: chosen === undefined };
+}

@@ -1,0 +1,63 @@
+/**
+ * One error body for everything: API errors keep their code and status; Fastify's own errors (body too large,
+ * bad content type, malformed URL) become the matching API error; storage that is busy or down becomes a 503;
+ * anything else is a 500 whose details go to the log with the request id, never to the client.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, errors } from '../../domain/errors.js';
+import { StorageError } from '../../storage/dialects/dialect.js';
+import type { Storage } from '../../storage/storage.js';
+
+export function toApiError(error: unknown, storage: Storage, bodyLimit: number): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  const translated = storage.translateError(error);
+  if (translated instanceof StorageError) {
+    if (translated.kind === 'busy' || translated.kind === 'unavailable') return errors.unavailable();
+    return undefined;
+  }
+  const fe = error as Partial<FastifyError>;
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return errors.payloadTooLarge(bodyLimit);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+        ? errors.unsupportedMediaType(String(fe.message ?? '').replace(/^Unsupported Media Type:\s*/, ''))
+        : errors.badRequest('The Content-Length header does not match the body.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return errors.invalidJson('The body is empty.');
+    case 'FST_ERR_CTP_INVALID_TYPE':
+    case 'FST_ERR_CTP_EMPTY_TYPE':
+      return errors.unsupportedMediaType('');
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_ASYNC_CONSTRAINT':
+      return errors.noRoute();
+    default:
+      break;
+  }
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new ApiError('rest_bad_request', fe.statusCode, fe.message ?? 'Bad request.');
+  }
+  return undefined;
+}
+
+export function registerErrorHandling(app: FastifyInstance, storage: Storage, bodyLimit: number): void {
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const apiError = toApiError(error, storage, bodyLimit);
+    if (apiError) {
+      if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+      return reply.code(apiError.status).type('application/json; charset=UTF-8').send(apiError.toBody());
+    }
+    request.log.error({ err: error, reqId: request.id }, 'unhandled error');
+    const internal = errors.internal();
+    return reply
+      .code(500)
+      .type('application/json; charset=UTF-8')
+      .send({ ...internal.toBody(), data: { status: 500, request_id: request.id } });
+  });
+
+  app.setNotFoundHandler((_request, reply) => {
+    const e = errors.noRoute();
+    return reply.code(404).type('application/json; charset=UTF-8').send(e.toBody());
+  });
+}

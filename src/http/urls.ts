@@ -1,0 +1,50 @@
+/**
+ * Every URL the API emits is built here, from `PUBLIC_URL`: REST URLs under the namespace, public permalinks,
+ * and the host part of global ids.
+ */
+export const NAMESPACE = 'calendar/events/v1';
+
+export type QueryPairs = readonly (readonly [string, string | number])[];
+
+export class Urls {
+  /** `PUBLIC_URL` without a trailing slash. */
+  readonly home: string;
+  /** `{home}/calendar/events/v1` */
+  readonly namespace: string;
+  /** Host and path of the home URL, as global ids carry it (`example.org?id=12`). */
+  readonly globalIdOrigin: string;
+
+  constructor(publicUrl: string) {
+    this.home = publicUrl.replace(/\/+$/, '');
+    this.namespace = `${this.home}/${NAMESPACE}`;
+    const url = new URL(this.home);
+    this.globalIdOrigin = `${url.host}${url.pathname.replace(/\/+$/, '')}`;
+  }
+
+  rest(path: string): string {
+    return `${this.namespace}${path}`;
+  }
+
+  /** `base?k=v&…` with keys and values percent-encoded; no `?` when there are no pairs. */
+  static withQuery(base: string, pairs: QueryPairs): string {
+    if (pairs.length === 0) return base;
+    return `${base}?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`).join('&')}`;
+  }
+
+  permalink(type: 'event' | 'venue' | 'organizer', slug: string, id: number): string {
+    if (slug === '') return `${this.home}/?p=${id}`;
+    return `${this.home}/${type}/${encodeURIComponent(slug)}/`;
+  }
+
+  categoryLink(path: readonly string[]): string {
+    return `${this.home}/events/category/${path.map(encodeURIComponent).join('/')}/`;
+  }
+
+  tagLink(slug: string): string {
+    return `${this.home}/tag/${encodeURIComponent(slug)}/`;
+  }
+
+  globalId(id: number): string {
+    return `${this.globalIdOrigin}?id=${id}`;
+  }
+}

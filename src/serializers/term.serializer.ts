@@ -1,0 +1,90 @@
+/**
+ * Terms leave the service in two shapes (CONTRACT.md §2.5): the term-route shape, and the shape embedded in
+ * events. Each field is written out here and nowhere else.
+ */
+import type { TaxonomyInfo, Term } from '../domain/terms/term.js';
+import type { Urls } from '../http/urls.js';
+
+export interface TermUrls {
+  self: string;
+  collection: string;
+  up?: string;
+}
+
+export interface TermResponse {
+  id: number;
+  count: number;
+  description: string;
+  name: string;
+  slug: string;
+  taxonomy: string;
+  parent?: number;
+  meta: never[];
+  url: string;
+  urls: TermUrls;
+}
+
+export interface EmbeddedTerm {
+  name: string;
+  slug: string;
+  term_group: number;
+  term_taxonomy_id: number;
+  taxonomy: string;
+  description: string;
+  parent: number;
+  count: number;
+  filter: 'raw';
+  id: number;
+  urls: TermUrls;
+}
+
+/** Slug path of a category from the root (`parent/child`), from a map of the whole tree. */
+export type TermTree = ReadonlyMap<number, { slug: string; parentId: number }>;
+
+function termUrls(term: Term, info: TaxonomyInfo, urls: Urls): TermUrls {
+  const collection = urls.rest(`/${info.route}`);
+  const out: TermUrls = { self: `${collection}/${term.id}`, collection };
+  if (term.parentId !== 0) out.up = `${collection}/${term.parentId}`;
+  return out;
+}
+
+function publicLink(term: Term, info: TaxonomyInfo, urls: Urls, tree: TermTree | undefined): string {
+  if (!info.hierarchical) return urls.tagLink(term.slug);
+  const path = [term.slug];
+  const seen = new Set([term.id]);
+  for (let at = term.parentId; at !== 0 && tree?.has(at) && !seen.has(at); at = tree.get(at)!.parentId) {
+    seen.add(at);
+    path.unshift(tree.get(at)!.slug);
+  }
+  return urls.categoryLink(path);
+}
+
+export function serializeTerm(term: Term, info: TaxonomyInfo, urls: Urls, tree?: TermTree): TermResponse {
+  const head = {
+    id: term.id,
+    count: term.count,
+    description: term.description,
+    name: term.name,
+    slug: term.slug,
+    taxonomy: info.taxonomy,
+  };
+  const tail = { meta: [], url: publicLink(term, info, urls, tree), urls: termUrls(term, info, urls) };
+  // only categories have `parent`; it sits between `taxonomy` and `meta` in the original
+  return info.hierarchical ? { ...head, parent: term.parentId, ...tail } : { ...head, ...tail };
+}
+
+export function serializeEmbeddedTerm(term: Term, info: TaxonomyInfo, urls: Urls): EmbeddedTerm {
+  return {
+    name: term.name,
+    slug: term.slug,
+    term_group: 0,
+    term_taxonomy_id: term.id,
+    taxonomy: info.taxonomy,
+    description: term.description,
+    parent: term.parentId,
+    count: term.count,
+    filter: 'raw',
+    id: term.id,
+    urls: termUrls(term, info, urls),
+  };
+}

@@ -1,0 +1,173 @@
+/**
+ * The tables as Kysely sees them. Date-times are stored as `YYYY-MM-DD HH:MM:SS` text (sortable, identical on
+ * both databases); booleans as 0/1 integers.
+ *
+ * Id spaces (DECISIONS.md): events, venues, organizers and stored images are rows of `posts` and share its ids;
+ * categories and tags share the ids of `terms`.
+ */
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+export type Flag = 0 | 1;
+
+export interface UsersTable {
+  id: Generated<number>;
+  login: string;
+  email: string;
+  display_name: string;
+  role: string;
+  created_at: string;
+  modified_at: string;
+}
+
+export interface AppPasswordsTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  /** `sha256` for generated (random) passwords, `scrypt` for ones a person chose. */
+  kdf: string;
+  salt: string;
+  hash: string;
+  created_at: string;
+}
+
+export type PostType = 'event' | 'venue' | 'organizer' | 'image';
+
+export interface PostsTable {
+  id: Generated<number>;
+  type: PostType;
+  status: string;
+  status_before_trash: string | null;
+  author_id: number;
+  title: string;
+  content: string;
+  excerpt: string;
+  slug: string;
+  password: string;
+  parent_id: number;
+  menu_order: number;
+  image_id: number | null;
+  /** Publication date, site-local and UTC. */
+  date: string;
+  date_utc: string;
+  modified: string;
+  modified_utc: string;
+}
+
+export interface EventsTable {
+  post_id: number;
+  /** Wall-clock start/end in the event's own time zone. */
+  start_date: string;
+  end_date: string;
+  start_utc: string;
+  end_utc: string;
+  timezone: string;
+  timezone_abbr: string;
+  all_day: Flag;
+  /** JSON array of the cost strings as sent. */
+  cost: string;
+  currency_symbol: string;
+  currency_code: string;
+  currency_position: string;
+  /** `null`: never set, the permalink is shown; `''`: cleared. */
+  website: string | null;
+  show_map: Flag;
+  show_map_link: Flag;
+  hide_from_listings: Flag;
+  featured: Flag;
+  venue_id: number | null;
+}
+
+export interface EventOrganizersTable {
+  event_id: number;
+  organizer_id: number;
+  position: number;
+}
+
+export interface VenuesTable {
+  post_id: number;
+  address: string;
+  city: string;
+  country: string;
+  province: string;
+  state: string;
+  zip: string;
+  phone: string;
+  website: string;
+  stateprovince: string;
+  show_map: Flag;
+  show_map_link: Flag;
+  geo_lat: number | null;
+  geo_lng: number | null;
+}
+
+export interface OrganizersTable {
+  post_id: number;
+  phone: string;
+  website: string;
+  email: string;
+}
+
+export interface ImagesTable {
+  post_id: number;
+  url: string;
+  extension: string;
+  mime_type: string;
+  width: number | null;
+  height: number | null;
+  filesize: number | null;
+  /** JSON object of named sizes, `{}` when none. */
+  sizes: string;
+}
+
+export type Taxonomy = 'tribe_events_cat' | 'post_tag';
+
+export interface TermsTable {
+  id: Generated<number>;
+  taxonomy: Taxonomy;
+  name: string;
+  slug: string;
+  description: string;
+  parent_id: number;
+  created_at: string;
+  modified_at: string;
+}
+
+export interface TermRelationshipsTable {
+  post_id: number;
+  term_id: number;
+}
+
+export interface SchemaMigrationsTable {
+  name: string;
+  applied_at: string;
+}
+
+export interface Database {
+  schema_migrations: SchemaMigrationsTable;
+  users: UsersTable;
+  app_passwords: AppPasswordsTable;
+  posts: PostsTable;
+  events: EventsTable;
+  event_organizers: EventOrganizersTable;
+  venues: VenuesTable;
+  organizers: OrganizersTable;
+  images: ImagesTable;
+  terms: TermsTable;
+  term_relationships: TermRelationshipsTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type AppPasswordRow = Selectable<AppPasswordsTable>;
+export type PostRow = Selectable<PostsTable>;
+export type NewPost = Insertable<PostsTable>;
+export type PostUpdate = Updateable<PostsTable>;
+export type EventRow = Selectable<EventsTable>;
+export type VenueRow = Selectable<VenuesTable>;
+export type OrganizerRow = Selectable<OrganizersTable>;
+export type ImageRow = Selectable<ImagesTable>;
+export type TermRow = Selectable<TermsTable>;
+export type NewTerm = Insertable<TermsTable>;
+export type TermUpdate = Updateable<TermsTable>;
+
+// re-exported so stores need not import kysely for one type
+export type { ColumnType };

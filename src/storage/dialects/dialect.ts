@@ -1,0 +1,42 @@
+/**
+ * What differs between SQLite and PostgreSQL lives behind this interface: connecting, the DDL for ids,
+ * case-insensitive text, write transactions with the right locking, and turning driver errors into
+ * `StorageError`s. Stores never ask which database they run on.
+ */
+import type { ColumnDefinitionBuilder, Expression, Kysely, RawBuilder, Transaction } from 'kysely';
+import type { Database } from '../database.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface Dialect {
+  readonly name: DialectName;
+  readonly db: Kysely<Database>;
+  /** Column builder for an auto-generated integer primary key. */
+  autoId(col: ColumnDefinitionBuilder): ColumnDefinitionBuilder;
+  /** Unicode-aware lower-casing of a text expression (for case-insensitive search and ordering). */
+  lower(expr: Expression<string>): RawBuilder<string>;
+  /** Runs `fn` in a write transaction that takes the write lock up front (no lock-upgrade deadlocks). */
+  writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** Serialises schema migrations across processes. */
+  migrationLock<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** Driver error → StorageError (or the error itself when unknown). */
+  translateError(error: unknown): unknown;
+  /** Cheap liveness check. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type StorageErrorKind = 'unique' | 'foreign_key' | 'busy' | 'unavailable';
+
+export class StorageError extends Error {
+  constructor(
+    readonly kind: StorageErrorKind,
+    message: string,
+    override readonly cause?: unknown,
+  ) {
+    super(message);
+    this.name = 'StorageError';
+  }
+}
+
+export type Trx = Transaction<Database> | Kysely<Database>;

@@ -1,0 +1,85 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, SqliteDialect as KyselySqlite, sql, type ColumnDefinitionBuilder, type Expression } from 'kysely';
+import type { Database } from '../database.js';
+import { StorageError, type Dialect } from './dialect.js';
+
+export interface SqliteOptions {
+  /** File path, or `:memory:`. */
+  path: string;
+}
+
+export function openSqlite(options: SqliteOptions): SqliteDialect {
+  return new SqliteDialect(options);
+}
+
+export class SqliteDialect implements Dialect {
+  readonly name = 'sqlite' as const;
+  readonly db: Kysely<Database>;
+  readonly raw: SqliteDatabase.Database;
+
+  constructor(options: SqliteOptions) {
+    if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+    this.raw = new SqliteDatabase(options.path);
+    this.raw.pragma('journal_mode = WAL');
+    this.raw.pragma('busy_timeout = 10000');
+    this.raw.pragma('synchronous = NORMAL');
+    this.raw.pragma('foreign_keys = ON');
+    // SQLite's lower() folds ASCII only; this one folds every script, like PostgreSQL's.
+    this.raw.function('ulower', { deterministic: true }, (value: unknown) =>
+      typeof value === 'string' ? value.toLowerCase() : value,
+    );
+    this.db = new Kysely<Database>({ dialect: new KyselySqlite({ database: this.raw }) });
+  }
+
+  autoId(col: ColumnDefinitionBuilder): ColumnDefinitionBuilder {
+    return col.primaryKey().autoIncrement();
+  }
+
+  lower(expr: Expression<string>) {
+    return sql<string>`ulower(${expr})`;
+  }
+
+  async writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    // Kysely's SQLite driver has one connection behind a mutex; holding it keeps other queries of this process
+    // out, and BEGIN IMMEDIATE takes the file's write lock now, waiting (busy_timeout) for other processes.
+    return this.db.connection().execute(async (conn) => {
+      await sql`begin immediate`.execute(conn);
+      try {
+        const result = await fn(conn);
+        await sql`commit`.execute(conn);
+        return result;
+      } catch (error) {
+        if (this.raw.inTransaction) await sql`rollback`.execute(conn);
+        throw error;
+      }
+    });
+  }
+
+  migrationLock<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    return this.writeTransaction(fn);
+  }
+
+  translateError(error: unknown): unknown {
+    const code = (error as { code?: unknown })?.code;
+    if (typeof code !== 'string') return error;
+    const message = (error as Error).message;
+    if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+      return new StorageError('unique', message, error);
+    }
+    if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return new StorageError('foreign_key', message, error);
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+      return new StorageError('busy', message, error);
+    }
+    return error;
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+}

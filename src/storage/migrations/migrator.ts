@@ -1,0 +1,47 @@
+/**
+ * Schema migrations: an ordered list, each applied once inside a transaction that holds a cross-process lock,
+ * recorded in `schema_migrations`. The same list runs on both databases. Landed migrations are never edited.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../dialects/dialect.js';
+import { initial } from './0001-initial.migration.js';
+
+export interface Migration {
+  readonly name: string;
+  up(db: Kysely<any>, dialect: Dialect): Promise<void>;
+}
+
+export const MIGRATIONS: readonly Migration[] = [initial];
+
+/** Applies the pending migrations; returns the names applied. */
+export async function migrate(dialect: Dialect): Promise<string[]> {
+  await dialect.db.schema
+    .createTable('schema_migrations')
+    .ifNotExists()
+    .addColumn('name', 'varchar(200)', (c) => c.primaryKey())
+    .addColumn('applied_at', 'varchar(19)', (c) => c.notNull())
+    .execute()
+    .catch(async (error) => {
+      // two processes creating it at once: the loser sees it exists
+      const exists = await sql`select 1 from schema_migrations`.execute(dialect.db).then(
+        () => true,
+        () => false,
+      );
+      if (!exists) throw error;
+    });
+
+  return dialect.migrationLock(async (trx) => {
+    const done = new Set((await trx.selectFrom('schema_migrations').select('name').execute()).map((r) => r.name));
+    const applied: string[] = [];
+    for (const migration of MIGRATIONS) {
+      if (done.has(migration.name)) continue;
+      await migration.up(trx, dialect);
+      await trx
+        .insertInto('schema_migrations')
+        .values({ name: migration.name, applied_at: new Date().toISOString().slice(0, 19).replace('T', ' ') })
+        .execute();
+      applied.push(migration.name);
+    }
+    return applied;
+  });
+}

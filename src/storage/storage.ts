@@ -1,0 +1,67 @@
+/**
+ * The one storage interface: every store, over either database, plus `transaction()`. A `Storage` made inside
+ * a transaction hands the same stores bound to that transaction, so service code reads the same either way.
+ */
+import type { Kysely } from 'kysely';
+import type { DatabaseConfig } from '../config/config.js';
+import type { Database } from './database.js';
+import { StorageError, type Dialect } from './dialects/dialect.js';
+import { PostgresDialect } from './dialects/postgres.dialect.js';
+import { SqliteDialect } from './dialects/sqlite.dialect.js';
+import { migrate } from './migrations/migrator.js';
+import { PostStore } from './stores/post.store.js';
+import { TermStore } from './stores/term.store.js';
+import { UserStore } from './stores/user.store.js';
+
+export class Storage {
+  readonly users: UserStore;
+  readonly terms: TermStore;
+  readonly posts: PostStore;
+
+  constructor(
+    readonly dialect: Dialect,
+    private readonly db: Kysely<Database> = dialect.db,
+    private readonly inTransaction = false,
+  ) {
+    this.users = new UserStore(db);
+    this.terms = new TermStore(db, dialect);
+    this.posts = new PostStore(db);
+  }
+
+  /**
+   * Runs `fn` atomically: everything it writes is committed together or not at all. Nested calls join the
+   * outer transaction. Driver errors leave as `StorageError`s.
+   */
+  async transaction<T>(fn: (tx: Storage) => Promise<T>): Promise<T> {
+    if (this.inTransaction) return fn(this);
+    try {
+      return await this.dialect.writeTransaction((trx) => fn(new Storage(this.dialect, trx, true)));
+    } catch (error) {
+      throw this.dialect.translateError(error);
+    }
+  }
+
+  translateError(error: unknown): unknown {
+    return error instanceof StorageError ? error : this.dialect.translateError(error);
+  }
+
+  async migrate(): Promise<string[]> {
+    return migrate(this.dialect);
+  }
+
+  ping(): Promise<void> {
+    return this.dialect.ping();
+  }
+
+  close(): Promise<void> {
+    return this.dialect.close();
+  }
+}
+
+/** Opens the configured database (it is not migrated yet: call `migrate()`). */
+export async function openStorage(config: DatabaseConfig, options: { poolSize?: number } = {}): Promise<Storage> {
+  if (config.dialect === 'sqlite') return new Storage(new SqliteDialect({ path: config.path }));
+  const dialect = new PostgresDialect({ url: config.url, schema: config.schema, max: options.poolSize });
+  await dialect.prepare();
+  return new Storage(dialect);
+}

@@ -1,0 +1,256 @@
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import type { Term, TermListQuery } from '../../domain/terms/term.js';
+import type { Database, NewTerm, Taxonomy, TermRow, TermUpdate } from '../database.js';
+import type { Dialect } from '../dialects/dialect.js';
+import { likeContains } from './like.js';
+
+type TermWithCount = TermRow & { count: number };
+
+/** Published events carrying `terms.id` (WordPress' term count). */
+function countOf(eb: ExpressionBuilder<Database & { terms: Database['terms'] }, 'terms'>) {
+  return eb
+    .selectFrom('term_relationships as tr')
+    .innerJoin('posts as p', 'p.id', 'tr.post_id')
+    .whereRef('tr.term_id', '=', 'terms.id')
+    .where('p.type', '=', 'event')
+    .where('p.status', '=', 'publish')
+    .select((e) => e.fn.countAll<number>().as('n'));
+}
+
+function toTerm(row: TermWithCount): Term {
+  return {
+    id: row.id,
+    taxonomy: row.taxonomy,
+    name: row.name,
+    slug: row.slug,
+    description: row.description,
+    parentId: row.parent_id,
+    count: Number(row.count),
+  };
+}
+
+/** Categories and tags, their parent tree, and their relationships with posts. */
+export class TermStore {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  private withCount(db: Kysely<Database> = this.db) {
+    return db.selectFrom('terms').selectAll('terms').select((eb) => countOf(eb).as('count'));
+  }
+
+  async find(taxonomy: Taxonomy, id: number): Promise<Term | undefined> {
+    const row = await this.withCount().where('terms.taxonomy', '=', taxonomy).where('terms.id', '=', id).executeTakeFirst();
+    return row ? toTerm(row as TermWithCount) : undefined;
+  }
+
+  async findBySlug(taxonomy: Taxonomy, slug: string): Promise<Term | undefined> {
+    const row = await this.withCount()
+      .where('terms.taxonomy', '=', taxonomy)
+      .where('terms.slug', '=', slug)
+      .executeTakeFirst();
+    return row ? toTerm(row as TermWithCount) : undefined;
+  }
+
+  /** Case-insensitive name match; `parentId` narrows to one level of the tree (categories). */
+  async findByName(taxonomy: Taxonomy, name: string, parentId?: number): Promise<Term | undefined> {
+    let q = this.withCount()
+      .where('terms.taxonomy', '=', taxonomy)
+      .where(this.dialect.lower(sql.ref('terms.name')), '=', name.toLowerCase());
+    if (parentId !== undefined) q = q.where('terms.parent_id', '=', parentId);
+    const row = await q.orderBy('terms.id').executeTakeFirst();
+    return row ? toTerm(row as TermWithCount) : undefined;
+  }
+
+  /** Existing slugs of the taxonomy equal to `base` or of the form `base-N`. */
+  async slugsLike(taxonomy: Taxonomy, base: string, excludeId?: number): Promise<Set<string>> {
+    let q = this.db
+      .selectFrom('terms')
+      .select('slug')
+      .where('taxonomy', '=', taxonomy)
+      .where((eb) => eb.or([eb('slug', '=', base), likeContains(eb.ref('slug'), base, 'prefix', '-')]));
+    if (excludeId !== undefined) q = q.where('id', '!=', excludeId);
+    return new Set((await q.execute()).map((r) => r.slug));
+  }
+
+  async create(term: NewTerm): Promise<number> {
+    const row = await this.db.insertInto('terms').values(term).returning('id').executeTakeFirstOrThrow();
+    return row.id;
+  }
+
+  async update(id: number, patch: TermUpdate): Promise<void> {
+    await this.db.updateTable('terms').set(patch).where('id', '=', id).execute();
+  }
+
+  /** Deletes a term: its children move up to its parent; its post relationships go with it. */
+  async remove(term: Term): Promise<void> {
+    await this.db
+      .updateTable('terms')
+      .set({ parent_id: term.parentId })
+      .where('taxonomy', '=', term.taxonomy)
+      .where('parent_id', '=', term.id)
+      .execute();
+    await this.db.deleteFrom('term_relationships').where('term_id', '=', term.id).execute();
+    await this.db.deleteFrom('terms').where('id', '=', term.id).execute();
+  }
+
+  /** Ids of the given ones that are terms of the taxonomy. */
+  async existingIds(taxonomy: Taxonomy, ids: readonly number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.db
+      .selectFrom('terms')
+      .select('id')
+      .where('taxonomy', '=', taxonomy)
+      .where('id', 'in', [...new Set(ids)])
+      .execute();
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** id → (slug, parent) of every term of the taxonomy: enough to build category paths. */
+  async tree(taxonomy: Taxonomy): Promise<Map<number, { slug: string; parentId: number }>> {
+    const rows = await this.db.selectFrom('terms').select(['id', 'slug', 'parent_id']).where('taxonomy', '=', taxonomy).execute();
+    return new Map(rows.map((r) => [r.id, { slug: r.slug, parentId: r.parent_id }]));
+  }
+
+  async list(taxonomy: Taxonomy, query: TermListQuery): Promise<{ terms: Term[]; total: number }> {
+    const filters = (eb: any): Expression<SqlBool> => {
+      const conditions: Expression<SqlBool>[] = [eb('terms.taxonomy', '=', taxonomy)];
+      if (query.search !== undefined) {
+        conditions.push(
+          eb.or([
+            likeContains(this.dialect.lower(sql.ref('terms.name')), query.search.toLowerCase(), 'contains'),
+            likeContains(this.dialect.lower(sql.ref('terms.slug')), query.search.toLowerCase(), 'contains'),
+          ]),
+        );
+      }
+      if (query.include && query.include.length > 0) conditions.push(eb('terms.id', 'in', [...query.include]));
+      if (query.exclude && query.exclude.length > 0) conditions.push(eb('terms.id', 'not in', [...query.exclude]));
+      if (query.parent !== undefined) conditions.push(eb('terms.parent_id', '=', query.parent));
+      if (query.slug !== undefined) conditions.push(eb('terms.slug', '=', query.slug));
+      if (query.post !== undefined) {
+        conditions.push(
+          eb('terms.id', 'in', eb.selectFrom('term_relationships').select('term_id').where('post_id', '=', query.post)),
+        );
+      }
+      if (query.hideEmpty) {
+        conditions.push(eb('terms.id', 'in', eb.selectFrom('visible_terms').select('visible_terms.id')));
+      }
+      return eb.and(conditions);
+    };
+
+    // Non-empty terms and, in a hierarchy, every ancestor of one (WordPress shows an empty parent of a
+    // non-empty child).
+    const withVisible = <Q>(build: (db: any) => Q): Q => {
+      if (!query.hideEmpty) return build(this.db);
+      const db = this.db.withRecursive('visible_terms(id, parent_id)', (qb) =>
+        qb
+          .selectFrom('terms as t')
+          .select(['t.id', 't.parent_id'])
+          .where('t.taxonomy', '=', taxonomy)
+          .where((eb) =>
+            eb.exists(
+              eb
+                .selectFrom('term_relationships as tr')
+                .innerJoin('posts as p', 'p.id', 'tr.post_id')
+                .select('tr.term_id')
+                .whereRef('tr.term_id', '=', 't.id')
+                .where('p.type', '=', 'event')
+                .where('p.status', '=', 'publish'),
+            ),
+          )
+          .union((qb2) =>
+            qb2
+              .selectFrom('terms as t2')
+              .innerJoin('visible_terms as v', 'v.parent_id', 't2.id')
+              .select(['t2.id', 't2.parent_id']),
+          ),
+      );
+      return build(db);
+    };
+
+    const totalRow = await withVisible((db) =>
+      db
+        .selectFrom('terms')
+        .select((e: any) => e.fn.countAll().as('n'))
+        .where(filters)
+        .executeTakeFirstOrThrow(),
+    );
+    const total = Number((totalRow as { n: number }).n);
+
+    const direction = query.order;
+    const rows = await withVisible((db) => {
+      let q = this.withCount(db).where(filters);
+      switch (query.orderby) {
+        case 'id':
+        case 'term_id':
+        case 'term_group':
+        case 'term_order':
+        case 'none':
+          q = q.orderBy('terms.id', direction);
+          break;
+        case 'slug':
+          q = q.orderBy('terms.slug', direction);
+          break;
+        case 'count':
+          q = q.orderBy('count', direction);
+          break;
+        case 'parent':
+          q = q.orderBy('terms.parent_id', direction);
+          break;
+        case 'description':
+          q = q.orderBy(this.dialect.lower(sql.ref('terms.description')), direction);
+          break;
+        case 'include':
+          if (query.include && query.include.length > 0) {
+            const cases = sql.join(
+              query.include.map((id, i) => sql`when ${id} then ${i}`),
+              sql` `,
+            );
+            q = q.orderBy(sql`case terms.id ${cases} else ${query.include.length} end`);
+          }
+          break;
+        default:
+          q = q.orderBy(this.dialect.lower(sql.ref('terms.name')), direction);
+      }
+      const offset = query.offset ?? (query.page - 1) * query.perPage;
+      return q.orderBy('terms.id', 'asc').limit(query.perPage).offset(offset).execute();
+    });
+    return { terms: (rows as TermWithCount[]).map(toTerm), total };
+  }
+
+  /** Terms of each post, ordered by name (WordPress' order for post terms). One query for any number of posts. */
+  async forPosts(postIds: readonly number[]): Promise<Map<number, Term[]>> {
+    const result = new Map<number, Term[]>();
+    if (postIds.length === 0) return result;
+    const rows = await this.withCount()
+      .innerJoin('term_relationships as rel', 'rel.term_id', 'terms.id')
+      .select('rel.post_id as post_id')
+      .where('rel.post_id', 'in', [...new Set(postIds)])
+      .orderBy(this.dialect.lower(sql.ref('terms.name')))
+      .orderBy('terms.id')
+      .execute();
+    for (const row of rows as (TermWithCount & { post_id: number })[]) {
+      const list = result.get(row.post_id) ?? [];
+      list.push(toTerm(row));
+      result.set(row.post_id, list);
+    }
+    return result;
+  }
+
+  /** Replaces the post's terms of one taxonomy. */
+  async setForPost(postId: number, taxonomy: Taxonomy, termIds: readonly number[]): Promise<void> {
+    await this.db
+      .deleteFrom('term_relationships')
+      .where('post_id', '=', postId)
+      .where('term_id', 'in', (eb) => eb.selectFrom('terms').select('id').where('taxonomy', '=', taxonomy))
+      .execute();
+    const unique = [...new Set(termIds)];
+    if (unique.length > 0) {
+      await this.db
+        .insertInto('term_relationships')
+        .values(unique.map((term_id) => ({ post_id: postId, term_id })))
+        .execute();
+    }
+  }
+}

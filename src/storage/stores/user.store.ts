@@ -1,0 +1,130 @@
+import type { Kysely } from 'kysely';
+import type { AppPasswordRow, Database, UserRow } from '../database.js';
+
+export interface NewUser {
+  login: string;
+  email: string;
+  displayName: string;
+  role: string;
+  now: string;
+}
+
+export interface NewAppPassword {
+  name: string;
+  kdf: string;
+  salt: string;
+  hash: string;
+  now: string;
+}
+
+export interface Credential {
+  userId: number;
+  login: string;
+  role: string;
+  passwordId: number;
+  kdf: string;
+  salt: string;
+  hash: string;
+}
+
+/** Users and their application passwords. */
+export class UserStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async create(user: NewUser): Promise<UserRow> {
+    return this.db
+      .insertInto('users')
+      .values({
+        login: user.login,
+        email: user.email,
+        display_name: user.displayName,
+        role: user.role,
+        created_at: user.now,
+        modified_at: user.now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  findById(id: number): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  findByLogin(login: string): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('login', '=', login).executeTakeFirst();
+  }
+
+  list(): Promise<(UserRow & { app_passwords: number })[]> {
+    return this.db
+      .selectFrom('users')
+      .selectAll('users')
+      .select((eb) =>
+        eb
+          .selectFrom('app_passwords')
+          .whereRef('app_passwords.user_id', '=', 'users.id')
+          .select((e) => e.fn.countAll<number>().as('n'))
+          .as('app_passwords'),
+      )
+      .orderBy('id')
+      .execute() as Promise<(UserRow & { app_passwords: number })[]>;
+  }
+
+  async count(): Promise<number> {
+    const row = await this.db.selectFrom('users').select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async exists(id: number): Promise<boolean> {
+    return (await this.db.selectFrom('users').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+  }
+
+  /** Removes the user; their posts stay, with no author. Returns false when there was no such user. */
+  async remove(id: number): Promise<boolean> {
+    await this.db.updateTable('posts').set({ author_id: 0 }).where('author_id', '=', id).execute();
+    const result = await this.db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async addAppPassword(userId: number, password: NewAppPassword): Promise<number> {
+    const row = await this.db
+      .insertInto('app_passwords')
+      .values({
+        user_id: userId,
+        name: password.name,
+        kdf: password.kdf,
+        salt: password.salt,
+        hash: password.hash,
+        created_at: password.now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return row.id;
+  }
+
+  appPasswords(userId: number): Promise<AppPasswordRow[]> {
+    return this.db.selectFrom('app_passwords').selectAll().where('user_id', '=', userId).orderBy('id').execute();
+  }
+
+  async revokeAppPasswords(userId: number): Promise<number> {
+    const result = await this.db.deleteFrom('app_passwords').where('user_id', '=', userId).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /** Every application password of a login, with the user's role: one indexed query per authentication. */
+  credentials(login: string): Promise<Credential[]> {
+    return this.db
+      .selectFrom('users')
+      .innerJoin('app_passwords', 'app_passwords.user_id', 'users.id')
+      .select([
+        'users.id as userId',
+        'users.login as login',
+        'users.role as role',
+        'app_passwords.id as passwordId',
+        'app_passwords.kdf as kdf',
+        'app_passwords.salt as salt',
+        'app_passwords.hash as hash',
+      ])
+      .where('users.login', '=', login)
+      .execute();
+  }
+}

@@ -1,0 +1,311 @@
+/**
+ * Time zones as the original knows them: IANA names, `UTC`, and fixed offsets written `UTC+2`, `UTC-3.5`,
+ * `UTC+5:45`. Offsets come from the runtime's ICU data (Intl); abbreviations come from the system's tzdata files
+ * when present, because that is where PHP (and so the original) takes them from (`EST`, `CEST`, `HKT`, `+04`).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface WallTime {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+const OFFSET_ZONE = /^UTC([+-])(\d{1,2})(?:(?:\.(\d+))|(?::([0-5]\d)))?$/i;
+
+export interface Zone {
+  /** The name as given (`America/New_York`, `UTC`, `UTC+2`). */
+  readonly name: string;
+  /** Offset from UTC in minutes at the given instant (east positive). */
+  offsetAt(utcMs: number): number;
+  /** The abbreviation in force at the instant (`EST`/`EDT`, `UTC`, the zone name itself for `UTC±N`). */
+  abbreviationAt(utcMs: number): string;
+}
+
+class FixedZone implements Zone {
+  constructor(
+    readonly name: string,
+    private readonly minutes: number,
+  ) {}
+  offsetAt(): number {
+    return this.minutes;
+  }
+  abbreviationAt(): string {
+    return this.name;
+  }
+}
+
+class IanaZone implements Zone {
+  private readonly format: Intl.DateTimeFormat;
+  private abbreviations: TzAbbreviations | null | undefined;
+  constructor(readonly name: string) {
+    this.format = new Intl.DateTimeFormat('en-US', {
+      timeZone: name,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      era: 'short',
+    });
+  }
+
+  offsetAt(utcMs: number): number {
+    const parts = this.format.formatToParts(new Date(utcMs));
+    const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+    let year = get('year');
+    if (parts.find((p) => p.type === 'era')?.value === 'BC') year = 1 - year;
+    const asUtc = Date.UTC(year, get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+    const whole = Math.floor(utcMs / 1000) * 1000;
+    return Math.round((asUtc - whole) / 60000);
+  }
+
+  abbreviationAt(utcMs: number): string {
+    if (this.abbreviations === undefined) this.abbreviations = loadTzAbbreviations(this.name);
+    const offset = this.offsetAt(utcMs);
+    const fromTzdata = this.abbreviations?.at(Math.floor(utcMs / 1000), offset);
+    if (fromTzdata) return fromTzdata;
+    return intlAbbreviation(this.name, utcMs, offset);
+  }
+}
+
+function intlAbbreviation(zone: string, utcMs: number, offset: number): string {
+  for (const locale of ['en-US', 'en-GB', 'en-AU', 'en-IN']) {
+    const name = new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: 'short' })
+      .formatToParts(new Date(utcMs))
+      .find((p) => p.type === 'timeZoneName')?.value;
+    if (name && !/^(GMT|UTC)[+-]/.test(name)) return name === 'GMT' && offset !== 0 ? formatNumericAbbr(offset) : name;
+  }
+  return formatNumericAbbr(offset);
+}
+
+function formatNumericAbbr(offset: number): string {
+  const sign = offset < 0 ? '-' : '+';
+  const abs = Math.abs(offset);
+  const h = String(Math.floor(abs / 60)).padStart(2, '0');
+  const m = abs % 60;
+  return m === 0 ? `${sign}${h}` : `${sign}${h}${String(m).padStart(2, '0')}`;
+}
+
+/** Abbreviations read from a TZif file: its transitions, then its POSIX footer rule for later instants. */
+class TzAbbreviations {
+  constructor(
+    private readonly transitions: number[],
+    private readonly types: number[],
+    private readonly infos: { offset: number; isDst: boolean; abbr: string }[],
+    private readonly footer: { std: string; stdOffset: number; dst?: string } | undefined,
+  ) {}
+
+  at(unixSeconds: number, actualOffsetMinutes: number): string | undefined {
+    const n = this.transitions.length;
+    if (n > 0 && unixSeconds >= this.transitions[n - 1] && this.footer) return this.fromFooter(actualOffsetMinutes);
+    if (n === 0 || unixSeconds < this.transitions[0]) {
+      if (this.footer && n === 0) return this.fromFooter(actualOffsetMinutes);
+      const first = this.infos.find((i) => !i.isDst) ?? this.infos[0];
+      return first?.abbr;
+    }
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.transitions[mid] <= unixSeconds) lo = mid;
+      else hi = mid - 1;
+    }
+    return this.infos[this.types[lo]]?.abbr;
+  }
+
+  private fromFooter(actualOffsetMinutes: number): string {
+    const f = this.footer!;
+    if (f.dst === undefined) return f.std;
+    return actualOffsetMinutes === f.stdOffset ? f.std : f.dst;
+  }
+}
+
+const ZONEINFO_DIRS = ['/usr/share/zoneinfo', '/usr/lib/zoneinfo', '/usr/share/lib/zoneinfo'];
+
+function loadTzAbbreviations(name: string): TzAbbreviations | null {
+  if (!/^[A-Za-z0-9_+\-/]+$/.test(name) || name.includes('..')) return null;
+  for (const dir of ZONEINFO_DIRS) {
+    try {
+      return parseTzif(readFileSync(join(dir, name)));
+    } catch {
+      // try the next directory; no tzdata at all falls back to Intl
+    }
+  }
+  return null;
+}
+
+function parseTzif(buf: Buffer): TzAbbreviations | null {
+  if (buf.toString('latin1', 0, 4) !== 'TZif') return null;
+  const version = buf[4];
+  const counts = (at: number) => ({
+    isut: buf.readUInt32BE(at + 20),
+    isstd: buf.readUInt32BE(at + 24),
+    leap: buf.readUInt32BE(at + 28),
+    time: buf.readUInt32BE(at + 32),
+    type: buf.readUInt32BE(at + 36),
+    char: buf.readUInt32BE(at + 40),
+  });
+  let header = 0;
+  let c = counts(header);
+  let timeSize = 4;
+  if (version >= 0x32) {
+    const v1Size = c.time * 4 + c.time + c.type * 6 + c.char + c.leap * 8 + c.isstd + c.isut;
+    header = 44 + v1Size;
+    c = counts(header);
+    timeSize = 8;
+  }
+  let p = header + 44;
+  const transitions: number[] = [];
+  for (let i = 0; i < c.time; i++, p += timeSize) {
+    transitions.push(timeSize === 8 ? Number(buf.readBigInt64BE(p)) : buf.readInt32BE(p));
+  }
+  const types: number[] = [];
+  for (let i = 0; i < c.time; i++, p++) types.push(buf[p]);
+  const raw: { offset: number; isDst: boolean; abbrIndex: number }[] = [];
+  for (let i = 0; i < c.type; i++, p += 6) {
+    raw.push({ offset: buf.readInt32BE(p), isDst: buf[p + 4] === 1, abbrIndex: buf[p + 5] });
+  }
+  const chars = buf.toString('latin1', p, p + c.char);
+  p += c.char + c.leap * (timeSize + 4) + c.isstd + c.isut;
+  const infos = raw.map((r) => ({
+    offset: r.offset,
+    isDst: r.isDst,
+    abbr: chars.slice(r.abbrIndex, chars.indexOf('\0', r.abbrIndex) === -1 ? undefined : chars.indexOf('\0', r.abbrIndex)),
+  }));
+  let footer: { std: string; stdOffset: number; dst?: string } | undefined;
+  if (timeSize === 8) {
+    const text = buf.toString('latin1', p).trim();
+    footer = parsePosixTz(text);
+  }
+  return new TzAbbreviations(transitions, types, infos, footer);
+}
+
+function parsePosixTz(tz: string): { std: string; stdOffset: number; dst?: string } | undefined {
+  const m = /^(<[^>]+>|[A-Za-z]+)([+-]?\d{1,2}(?::\d{2}(?::\d{2})?)?)(<[^>]+>|[A-Za-z]+)?/.exec(tz);
+  if (!m) return undefined;
+  const unquote = (s: string) => s.replace(/^<|>$/g, '');
+  const [h, mm = '0'] = m[2].replace(/^[+-]/, '').split(':');
+  const posix = (Number(h) * 60 + Number(mm)) * (m[2].startsWith('-') ? -1 : 1);
+  return { std: unquote(m[1]), stdOffset: -posix, dst: m[3] ? unquote(m[3]) : undefined };
+}
+
+const zoneCache = new Map<string, Zone | null>();
+
+/** The zone for a name, or undefined when the name is not a zone the original accepts. */
+export function findZone(name: string): Zone | undefined {
+  if (zoneCache.has(name)) return zoneCache.get(name) ?? undefined;
+  let zone: Zone | null = null;
+  if (name === 'UTC' || name === 'utc') {
+    zone = new FixedZone('UTC', 0);
+  } else {
+    const m = OFFSET_ZONE.exec(name);
+    if (m) {
+      const hours = Number(m[2]);
+      let minutes = 0;
+      if (m[3] !== undefined) minutes = Math.round(Number(`0.${m[3]}`) * 60);
+      if (m[4] !== undefined) minutes = Number(m[4]);
+      const total = (hours * 60 + minutes) * (m[1] === '-' ? -1 : 1);
+      if (hours <= 14 && Math.abs(total) <= 14 * 60) zone = new FixedZone(name, total);
+    } else if (/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name) && name.length <= 64) {
+      try {
+        const resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+        if (resolved) zone = new IanaZone(name);
+      } catch {
+        zone = null;
+      }
+    }
+  }
+  if (zoneCache.size < 1000) zoneCache.set(name, zone);
+  return zone ?? undefined;
+}
+
+export function isValidTimeZone(name: string): boolean {
+  return findZone(name) !== undefined;
+}
+
+export function getZone(name: string): Zone {
+  const zone = findZone(name);
+  if (!zone) throw new Error(`unknown time zone ${name}`);
+  return zone;
+}
+
+export function wallToMs(w: WallTime): number {
+  const d = new Date(0);
+  d.setUTCFullYear(w.year, w.month - 1, w.day);
+  d.setUTCHours(w.hour, w.minute, w.second, 0);
+  return d.getTime();
+}
+
+export function msToWall(ms: number): WallTime {
+  const d = new Date(ms);
+  return {
+    year: d.getUTCFullYear(),
+    month: d.getUTCMonth() + 1,
+    day: d.getUTCDate(),
+    hour: d.getUTCHours(),
+    minute: d.getUTCMinutes(),
+    second: d.getUTCSeconds(),
+  };
+}
+
+/**
+ * The UTC instant of a wall-clock time in a zone. Like PHP: an ambiguous time (autumn overlap) takes the earlier
+ * instant, a time inside a spring-forward gap moves forward by the gap.
+ */
+export function zonedWallToUtcMs(w: WallTime, zone: Zone): number {
+  const wallMs = wallToMs(w);
+  const before = zone.offsetAt(wallMs - 86_400_000);
+  const after = zone.offsetAt(wallMs + 86_400_000);
+  const candidates: number[] = [];
+  for (const offset of new Set([before, after, zone.offsetAt(wallMs)])) {
+    const utc = wallMs - offset * 60_000;
+    if (zone.offsetAt(utc) === offset) candidates.push(utc);
+  }
+  if (candidates.length > 0) return Math.min(...candidates);
+  return wallMs - before * 60_000;
+}
+
+export function utcMsToZonedWall(ms: number, zone: Zone): WallTime {
+  return msToWall(ms + zone.offsetAt(ms) * 60_000);
+}
+
+const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));
+
+/** `YYYY-MM-DD HH:MM:SS`, the format of every date-time on the wire and in storage. */
+export function formatWall(w: WallTime): string {
+  const y = w.year < 0 ? `-${String(-w.year).padStart(4, '0')}` : String(w.year).padStart(4, '0');
+  return `${y}-${pad2(w.month)}-${pad2(w.day)} ${pad2(w.hour)}:${pad2(w.minute)}:${pad2(w.second)}`;
+}
+
+export function parseWall(s: string): WallTime {
+  const m = /^(-?\d{4,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(s);
+  if (!m) throw new Error(`not a stored date-time: ${s}`);
+  return {
+    year: Number(m[1]),
+    month: Number(m[2]),
+    day: Number(m[3]),
+    hour: Number(m[4]),
+    minute: Number(m[5]),
+    second: Number(m[6]),
+  };
+}
+
+export function formatUtcMs(ms: number): string {
+  return formatWall(msToWall(ms));
+}
+
+/** ISO 8601 with the zone's offset, e.g. `2017-01-05T14:23:36-05:00` (JSON-LD dates). */
+export function formatIsoWithOffset(ms: number, zone: Zone): string {
+  const offset = zone.offsetAt(ms);
+  const w = msToWall(ms + offset * 60_000);
+  const sign = offset < 0 ? '-' : '+';
+  const abs = Math.abs(offset);
+  return `${formatWall(w).replace(' ', 'T')}${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`;
+}

@@ -1,0 +1,255 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config/config.js';
+import { createTestApp, PUBLIC_URL, type TestApp } from '../helpers/app.js';
+import { createTestDatabase } from '../helpers/db.js';
+
+const NS = `${PUBLIC_URL}/calendar/events/v1`;
+
+function assertErrorShape(body: any, code: string, status: number) {
+  assert.equal(body.code, code);
+  assert.equal(typeof body.message, 'string');
+  assert.ok(body.message.length > 0);
+  assert.equal(body.data.status, status);
+}
+
+describe('request model', () => {
+  let t: TestApp;
+  before(async () => (t = await createTestApp({ BODY_LIMIT: '2048' })));
+  after(() => t.close());
+
+  it('answers unknown paths and methods with 404 rest_no_route', async () => {
+    for (const [method, path] of [
+      ['GET', '/nothing-here'],
+      ['GET', '/calendar/events/v1/nothing'],
+      ['PUT', '/categories'],
+      ['DELETE', '/tags'],
+      ['GET', '/categories/foo'],
+      ['GET', '/categories/1.5'],
+      ['POST', '/categories/-1'],
+    ] as const) {
+      const res = await t.request(method, path, { as: 'administrator' });
+      assert.equal(res.status, 404, `${method} ${path}`);
+      assertErrorShape(res.body, 'rest_no_route', 404);
+    }
+  });
+
+  it('accepts a trailing slash on every route', async () => {
+    assert.equal((await t.get('/categories/')).status, 200);
+    assert.equal((await t.get('/calendar/events/v1/')).status, 200);
+  });
+
+  it('serves HEAD on GET routes with the headers and no body', async () => {
+    const res = await t.request('HEAD', '/categories');
+    assert.equal(res.status, 200);
+    assert.equal(res.text, '');
+    assert.equal(res.headers['x-tec-total'], '0');
+    assert.match(String(res.headers['content-type']), /^application\/json; charset=UTF-8$/);
+  });
+
+  it('sends standard headers', async () => {
+    const res = await t.get('/tags');
+    assert.equal(res.headers['content-type'], 'application/json; charset=UTF-8');
+    assert.equal(res.headers['x-content-type-options'], 'nosniff');
+    assert.ok(res.headers['x-request-id']);
+  });
+
+  it('answers malformed JSON with rest_invalid_json', async () => {
+    for (const body of ['{bad', '[1,2]', '"text"', '{"a":']) {
+      const res = await t.post('/categories', { as: 'administrator', raw: { type: 'application/json', body } });
+      assert.equal(res.status, 400, body);
+      assertErrorShape(res.body, 'rest_invalid_json', 400);
+    }
+  });
+
+  it('treats an empty JSON body as no parameters', async () => {
+    const res = await t.post('/categories', { as: 'administrator', raw: { type: 'application/json', body: '' } });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.code, 'rest_missing_callback_param');
+  });
+
+  it('answers a body over BODY_LIMIT with 413 rest_payload_too_large', async () => {
+    const res = await t.post('/categories', { as: 'administrator', form: { name: 'x'.repeat(5000) } });
+    assert.equal(res.status, 413);
+    assertErrorShape(res.body, 'rest_payload_too_large', 413);
+  });
+
+  it('answers unsupported content types with 415 rest_unsupported_media_type', async () => {
+    const res = await t.post('/categories', { as: 'administrator', raw: { type: 'text/plain', body: 'name=x' } });
+    assert.equal(res.status, 415);
+    assertErrorShape(res.body, 'rest_unsupported_media_type', 415);
+  });
+
+  it('coerces WordPress-style parameters: booleans, integer strings, CSV or array lists', async () => {
+    for (const v of ['true', 'TRUE', '1', 'false', '0', 'False']) {
+      assert.equal((await t.get('/categories', { query: { hide_empty: v } })).status, 200, v);
+    }
+    for (const v of ['yes', '2', '', 'on']) {
+      const res = await t.get('/categories', { query: { hide_empty: v } });
+      assert.equal(res.status, 400, v);
+      assert.match(res.body.data.params.hide_empty, /not of type boolean/);
+    }
+    assert.equal((await t.get('/categories', { query: { page: ' 2 ' } })).status, 200);
+    assert.equal((await t.get('/categories', { query: { page: '2.0' } })).status, 200);
+    assert.equal((await t.get('/categories', { query: 'per_page=2&per_page=3' })).status, 200, 'the last duplicate wins');
+  });
+
+  it('collects every invalid parameter into one error', async () => {
+    const res = await t.get('/categories', { query: { page: 'x', per_page: '0', order: '' } });
+    assert.equal(res.status, 400);
+    assert.deepEqual(Object.keys(res.body.data.params).sort(), ['order', 'page', 'per_page']);
+    assert.match(res.body.message, /page/);
+  });
+
+  it('ignores a body id that would shadow the path id', async () => {
+    const created = await t.post('/categories', { as: 'administrator', form: { name: 'Shadowed' } });
+    const other = await t.post('/categories', { as: 'administrator', form: { name: 'Other' } });
+    const res = await t.put(`/categories/${created.body.id}`, {
+      as: 'administrator',
+      form: { id: String(other.body.id), description: 'changed' },
+    });
+    assert.equal(res.body.id, created.body.id);
+    assert.equal((await t.get(`/categories/${other.body.id}`)).body.description, '');
+  });
+
+  it('reports health', async () => {
+    const res = await t.get('/healthz');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.status, 'ok');
+  });
+});
+
+describe('authentication', () => {
+  let t: TestApp;
+  before(async () => (t = await createTestApp()));
+  after(() => t.close());
+
+  const basic = (login: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}` });
+
+  it('accepts an application password with or without its grouping spaces', async () => {
+    const u = t.users.editor;
+    for (const password of [u.password, u.password.replace(/ /g, '')]) {
+      const res = await t.post('/tags', { headers: basic(u.login, password), form: { name: `T ${password.length}` } });
+      assert.equal(res.status, 201);
+    }
+  });
+
+  it('answers 401 incorrect_password for a wrong password and for an unknown login alike', async () => {
+    for (const headers of [basic('editor', 'nope'), basic('nobody', 'nope'), basic('', ''), { authorization: 'Basic !!!' }]) {
+      const res = await t.get('/tags', { headers });
+      assert.equal(res.status, 401);
+      assertErrorShape(res.body, 'incorrect_password', 401);
+    }
+  });
+
+  it('refuses other authorization schemes with 401 instead of falling back to anonymous', async () => {
+    const res = await t.get('/tags', { headers: { authorization: 'Bearer abc' } });
+    assert.equal(res.status, 401);
+    assert.equal(res.body.code, 'rest_unsupported_authorization');
+  });
+
+  it('checks credentials even on unknown routes', async () => {
+    assert.equal((await t.get('/nowhere', { as: 'bad' })).status, 401);
+  });
+
+  it('stops accepting revoked passwords at once, and accepts a new one', async () => {
+    const created = await t.app.services.users.add({ login: 'temp', role: 'editor' });
+    assert.equal((await t.post('/tags', { headers: basic('temp', created.password), form: { name: 'by temp' } })).status, 201);
+    await t.app.services.users.revoke('temp');
+    assert.equal((await t.get('/tags', { headers: basic('temp', created.password) })).status, 401);
+    const again = await t.app.services.users.addAppPassword('temp', 'chosen-password-1');
+    assert.equal(again.generated, false);
+    assert.equal((await t.get('/tags', { headers: basic('temp', 'chosen-password-1') })).status, 200);
+    assert.equal((await t.get('/tags', { headers: basic('temp', 'chosen-password-1') })).status, 200, 'cached check');
+    await t.app.services.users.remove('temp');
+    assert.equal((await t.get('/tags', { headers: basic('temp', 'chosen-password-1') })).status, 401);
+  });
+});
+
+describe('namespace index', () => {
+  let t: TestApp;
+  before(async () => (t = await createTestApp()));
+  after(() => t.close());
+
+  it('lists every registered route with its methods and arguments', async () => {
+    const res = await t.get('/calendar/events/v1');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.namespace, 'calendar/events/v1');
+    assert.deepEqual(res.body._links, { up: [{ href: `${PUBLIC_URL}/` }] });
+    const routes = res.body.routes;
+    const keys = Object.keys(routes);
+    assert.equal(keys[0], '/calendar/events/v1');
+    for (const key of [
+      '/calendar/events/v1/categories',
+      '/calendar/events/v1/categories/(?P<id>\\d+)',
+      '/calendar/events/v1/tags',
+      '/calendar/events/v1/tags/(?P<id>\\d+)',
+    ]) {
+      assert.ok(key in routes, key);
+    }
+    // every route Fastify serves under the namespace is in the index
+    const served = t.app.registry.specs.map((s) => s.path);
+    assert.equal(new Set(served.map((p) => p.replace(/:id/, '(?P<id>\\d+)'))).size, keys.length);
+
+    const categories = routes['/calendar/events/v1/categories'];
+    assert.deepEqual(categories.methods, ['GET', 'POST']);
+    assert.equal(categories.endpoints.length, 2);
+    assert.deepEqual(categories.endpoints[0].methods, ['GET']);
+    assert.deepEqual(categories.endpoints[0].args.page, {
+      description: 'The page of the result set, from 1.',
+      default: 1,
+      type: 'integer',
+      required: false,
+    });
+    assert.equal(categories.endpoints[1].args.name.required, true);
+    assert.equal(categories.endpoints[1].args.name.type, 'string');
+    assert.deepEqual(categories._links, { self: [{ href: `${NS}/categories` }] });
+
+    const item = routes['/calendar/events/v1/categories/(?P<id>\\d+)'];
+    assert.deepEqual(item.methods, ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+    assert.equal(item._links, undefined);
+    assert.equal(item.endpoints[0].args.id.required, false);
+
+    const self = routes['/calendar/events/v1'];
+    assert.deepEqual(self.endpoints[0].args.namespace, { default: 'calendar/events/v1', type: 'string', required: false });
+    assert.deepEqual(self.endpoints[0].args.context, { default: 'view', type: 'string', required: false });
+  });
+
+  it('answers 404 rest_invalid_namespace for another namespace', async () => {
+    const res = await t.get('/calendar/events/v1', { query: { namespace: 'wp/v2' } });
+    assert.equal(res.status, 404);
+    assert.equal(res.body.code, 'rest_invalid_namespace');
+  });
+
+  it('has a root index naming the namespace', async () => {
+    const res = await t.get('/');
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body.namespaces, ['calendar/events/v1']);
+    assert.ok('/calendar/events/v1/tags' in res.body.routes);
+  });
+});
+
+describe('unexpected errors', () => {
+  it('answer 500 with a JSON error and no internals, logged with the request id', async () => {
+    const db = await createTestDatabase();
+    const lines: string[] = [];
+    const stream = { write: (line: string) => void lines.push(line) };
+    const app = await buildApp(loadConfig({ PUBLIC_URL }), db.storage, { logger: { level: 'error', stream } });
+    app.get('/boom', async () => {
+      throw new Error('secret internals at /srv/db');
+    });
+    try {
+      const res = await app.inject({ method: 'GET', url: '/boom', headers: { 'x-request-id': 'req-abc' } });
+      assert.equal(res.statusCode, 500);
+      const body = res.json();
+      assertErrorShape(body, 'rest_internal_error', 500);
+      assert.equal(body.data.request_id, 'req-abc');
+      assert.doesNotMatch(res.body, /secret|srv|stack/);
+      assert.ok(lines.some((l) => l.includes('req-abc') && l.includes('secret internals')));
+    } finally {
+      await app.close();
+      await db.drop();
+    }
+  });
+});
