@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config/config.js';
+import { databaseUrl, runCli } from '../helpers/cli.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+
+describe('calendar CLI', () => {
+  let dir: string;
+  let db: TestDatabase;
+  let env: Record<string, string>;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'calendar-cli-'));
+    db = await createTestDatabase({ sqlitePath: join(dir, 'cli.db') });
+    env = { DATABASE_URL: databaseUrl(db.config), LOG_LEVEL: 'silent' };
+  });
+  after(async () => {
+    await db.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const basic = (login: string, password: string) => `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
+
+  /** An app on the same database, as the running service would be. */
+  async function withApp<T>(fn: (inject: (auth: string) => Promise<number>) => Promise<T>): Promise<T> {
+    const app = await buildApp(loadConfig({ LOG_LEVEL: 'silent' }), db.storage, { logger: false });
+    try {
+      return await fn(async (auth) => (await app.inject({ method: 'GET', url: '/calendar/events/v1/tags', headers: { authorization: auth } })).statusCode);
+    } finally {
+      await app.close();
+    }
+  }
+
+  it('prints usage and exits 2 without a command', async () => {
+    const res = await runCli([], env);
+    assert.equal(res.code, 2);
+    assert.match(res.stdout, /usage: calendar/);
+  });
+
+  it('migrates (idempotently)', async () => {
+    const res = await runCli(['migrate'], env);
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stdout, /up to date/);
+  });
+
+  it('adds a user with a generated application password that authenticates against the service', async () => {
+    const res = await runCli(['users', 'add', 'bob', '--role', 'editor', '--email', 'bob@example.org'], env);
+    assert.equal(res.code, 0, res.stderr);
+    const password = res.stdout.trim().split('\n').at(-1)!;
+    assert.match(password, /^([A-Za-z0-9]{4} ){5}[A-Za-z0-9]{4}$/);
+    await withApp(async (inject) => {
+      assert.equal(await inject(basic('bob', password)), 200);
+      assert.equal(await inject(basic('bob', 'wrong')), 401);
+    });
+  });
+
+  it('adds a user with a chosen password, lists users, adds and revokes passwords, removes', async () => {
+    assert.equal((await runCli(['users', 'add', 'carol', '--role', 'author', '--app-password', 'carol-secret-1'], env)).code, 0);
+    const list = await runCli(['users', 'list'], env);
+    assert.equal(list.code, 0);
+    assert.match(list.stdout, /carol\s+author\s+1/);
+    assert.match(list.stdout, /bob\s+editor/);
+
+    const more = await runCli(['users', 'app-password', 'carol'], env);
+    assert.equal(more.code, 0, more.stderr);
+    const second = more.stdout.trim().split('\n').at(-1)!;
+    await withApp(async (inject) => {
+      assert.equal(await inject(basic('carol', 'carol-secret-1')), 200);
+      assert.equal(await inject(basic('carol', second)), 200);
+    });
+
+    const revoke = await runCli(['users', 'revoke', 'carol'], env);
+    assert.equal(revoke.code, 0);
+    assert.match(revoke.stdout, /revoked 2/);
+    await withApp(async (inject) => {
+      assert.equal(await inject(basic('carol', 'carol-secret-1')), 401);
+      assert.equal(await inject(basic('carol', second)), 401);
+    });
+
+    assert.equal((await runCli(['users', 'remove', 'carol'], env)).code, 0);
+    assert.doesNotMatch((await runCli(['users', 'list'], env)).stdout, /carol/);
+  });
+
+  it('refuses bad input with a message and a non-zero exit', async () => {
+    const cases: [string[], RegExp][] = [
+      [['users', 'add', 'dave', '--role', 'king'], /role must be one of/],
+      [['users', 'add', 'bob', '--role', 'editor'], /already exists/],
+      [['users', 'add', 'bad login', '--role', 'editor'], /login may hold/],
+      [['users', 'add', 'erin', '--role', 'editor', '--app-password', 'short'], /8 to 256/],
+      [['users', 'remove', 'nobody'], /no user nobody/],
+      [['users', 'add', 'frank'], /--role/],
+      [['users', 'fly'], /unknown users subcommand/],
+      [['launch'], /unknown command/],
+    ];
+    for (const [args, message] of cases) {
+      const res = await runCli(args, env);
+      assert.notEqual(res.code, 0, args.join(' '));
+      assert.match(res.stderr, message, args.join(' '));
+    }
+  });
+
+  it('stops on bad configuration, naming the variable', async () => {
+    const res = await runCli(['migrate'], { ...env, SITE_TIMEZONE: 'Nowhere/Else' });
+    assert.equal(res.code, 78);
+    assert.match(res.stderr, /SITE_TIMEZONE/);
+  });
+});
