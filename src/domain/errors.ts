@@ -34,6 +34,10 @@ export interface ParamFailure {
   code?: string;
 }
 
+function invalidImage(message: string) {
+  return errors.invalidParam('image', message);
+}
+
 export const errors = {
   // --- request model (WordPress core) ---
   noRoute: () => new ApiError('rest_no_route', 404, 'No route was found matching the URL and request method.'),
@@ -86,6 +90,25 @@ export const errors = {
       401,
       'Unsupported Authorization scheme: use HTTP Basic with a login and an application password.',
     ),
+
+  cannotEditOthers: () =>
+    new ApiError('rest_cannot_edit_others', 403, 'Sorry, you are not allowed to write posts as another user.'),
+  cannotUploadImage: () =>
+    invalidImage('Sorry, you are not allowed to set an image by URL (only roles that may upload files can).'),
+
+  // --- events (The Events Calendar) ---
+  eventNotFound: (id: number | string) =>
+    new ApiError('rest-event-not-found', 404, `The requested event with ID ${id} was not found.`),
+  invalidEventId: (id: number | string) =>
+    new ApiError('rest-invalid-event-id', 400, `The post with ID ${id} is not an event.`),
+  eventNoLongerAvailable: () =>
+    new ApiError('event-no-longer-available', 403, 'The requested event is no longer available (it is in the trash).'),
+  eventNotAccessible: () => new ApiError('event-not-accessible', 403, 'The requested event is not accessible.'),
+  eventPasswordProtected: () =>
+    new ApiError('event-password-protected', 403, 'The requested event is password protected.'),
+  eventInTrash: (id: number) => new ApiError('event-is-in-trash', 410, `The event with ID ${id} is already in the trash.`),
+  eventPageNotFound: () =>
+    new ApiError('event-archive-page-not-found', 404, 'The requested page of events does not exist.'),
 
   // --- terms (WordPress core) ---
   termExists: (termId: number) =>

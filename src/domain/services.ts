@@ -5,6 +5,7 @@
 import type { Config } from '../config/config.js';
 import type { Storage } from '../storage/storage.js';
 import type { PostType } from '../storage/database.js';
+import { EventService } from './events/event.service.js';
 import { CATEGORIES, TAGS } from './terms/term.js';
 import { TermService } from './terms/term.service.js';
 import { UserService } from './users/user.service.js';
@@ -15,17 +16,21 @@ export interface Services {
   readonly users: UserService;
   readonly categories: TermService;
   readonly tags: TermService;
+  readonly events: EventService;
   /** Which kind of post an id names (one id space for events, venues, organizers, images). */
   postType(id: number): Promise<PostType | undefined>;
 }
 
 export function createServices(config: Config, storage: Storage): Services {
+  const categories = new TermService(storage, CATEGORIES);
+  const tags = new TermService(storage, TAGS);
   return {
     config,
     storage,
     users: new UserService(storage),
-    categories: new TermService(storage, CATEGORIES),
-    tags: new TermService(storage, TAGS),
+    categories,
+    tags,
+    events: new EventService(storage, config, categories, tags),
     postType: (id) => storage.posts.typeOf(id),
   };
 }

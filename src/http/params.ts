@@ -12,6 +12,7 @@
  * Argument types are TypeBox schemas, so the same declaration documents the route.
  */
 import type { TSchema } from '@sinclair/typebox';
+import { ANONYMOUS, type Actor } from '../domain/actor.js';
 import { errors, INVALID_PARAMETER, type ParamFailure } from '../domain/errors.js';
 
 /** A check's verdict: `invalid(...)` to fail; `accept(v)` to replace the value; nothing to keep it. */
@@ -31,6 +32,8 @@ export type CheckResult = Invalid | Accepted | void;
 
 export interface ArgContext<S = unknown> {
   readonly services: S;
+  /** Who is calling: some checks depend on it (WordPress validators may look at the current user). */
+  readonly actor: Actor;
   /** Arguments resolved so far (declaration order), for checks that depend on another argument. */
   readonly args: Readonly<Record<string, unknown>>;
 }
@@ -61,7 +64,12 @@ export interface ArgSources {
 const hasOwn = (o: object | undefined, k: string) => o !== undefined && Object.prototype.hasOwnProperty.call(o, k);
 
 /** Resolves, coerces and checks a route's arguments; throws the original's 400s. */
-export async function resolveArgs<S>(specs: Args<S>, sources: ArgSources, services: S): Promise<Record<string, unknown>> {
+export async function resolveArgs<S>(
+  specs: Args<S>,
+  sources: ArgSources,
+  services: S,
+  actor: Actor = ANONYMOUS,
+): Promise<Record<string, unknown>> {
   const raw: Record<string, unknown> = {};
   const missing: string[] = [];
   for (const [name, spec] of Object.entries(specs)) {
@@ -92,7 +100,7 @@ export async function resolveArgs<S>(specs: Args<S>, sources: ArgSources, servic
     }
     let final = coerced;
     if (spec.check) {
-      const verdict = await spec.check(coerced, { services, args });
+      const verdict = await spec.check(coerced, { services, actor, args });
       if (verdict instanceof Invalid) {
         failures[name] = { message: verdict.message, code: verdict.code };
         continue;

@@ -80,6 +80,7 @@ export class RouteRegistry {
               query: (request.query ?? {}) as Record<string, unknown>,
             },
             services,
+            request.actor,
           );
           const actor = request.actor;
           if (spec.permission && !spec.permission(actor, args)) throw errors.forbidden(isAuthenticated(actor));

@@ -39,12 +39,12 @@ export interface PostsTable {
   status_before_trash: string | null;
   author_id: number;
   title: string;
-  content: string;
-  excerpt: string;
+  content: Generated<string>;
+  excerpt: Generated<string>;
   slug: string;
-  password: string;
-  parent_id: number;
-  menu_order: number;
+  password: Generated<string>;
+  parent_id: Generated<number>;
+  menu_order: Generated<number>;
   image_id: number | null;
   /** Publication date, site-local and UTC. */
   date: string;

@@ -9,6 +9,8 @@ import { StorageError, type Dialect } from './dialects/dialect.js';
 import { PostgresDialect } from './dialects/postgres.dialect.js';
 import { SqliteDialect } from './dialects/sqlite.dialect.js';
 import { migrate } from './migrations/migrator.js';
+import { EventStore } from './stores/event.store.js';
+import { ImageStore } from './stores/image.store.js';
 import { PostStore } from './stores/post.store.js';
 import { TermStore } from './stores/term.store.js';
 import { UserStore } from './stores/user.store.js';
@@ -17,6 +19,8 @@ export class Storage {
   readonly users: UserStore;
   readonly terms: TermStore;
   readonly posts: PostStore;
+  readonly events: EventStore;
+  readonly images: ImageStore;
 
   constructor(
     readonly dialect: Dialect,
@@ -26,6 +30,8 @@ export class Storage {
     this.users = new UserStore(db);
     this.terms = new TermStore(db, dialect);
     this.posts = new PostStore(db);
+    this.events = new EventStore(db, dialect);
+    this.images = new ImageStore(db);
   }
 
   /**

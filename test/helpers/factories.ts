@@ -72,3 +72,17 @@ export async function insertRawPost(t: TestApp, type: 'venue' | 'organizer' | 'i
     .executeTakeFirstOrThrow();
   return post.id;
 }
+
+/** Creates an event through the API (as an administrator unless told otherwise) and returns its JSON. */
+export async function makeEvent(
+  t: TestApp,
+  fields: Record<string, unknown> = {},
+  as: Parameters<TestApp['post']>[1] extends infer O ? (O extends { as?: infer C } ? C : never) : never = 'administrator',
+): Promise<any> {
+  const res = await t.post('/events', {
+    as,
+    json: { title: unique('Event'), start_date: '+1 week 10am', end_date: '+1 week 12pm', ...fields },
+  });
+  if (res.status !== 201) throw new Error(`makeEvent failed: ${res.status} ${res.text}`);
+  return res.body;
+}

@@ -124,6 +124,79 @@ export class TermService {
     });
   }
 
+  /**
+   * Terms for an event write (CONTRACT.md §6.5): ids of existing terms are taken (unknown ids skipped);
+   * other entries match a term by slug or name, and an unknown name creates the term. Runs inside the
+   * caller's transaction so a failed write leaves no new term behind.
+   */
+  async resolveForPost(tx: Storage, entries: readonly (number | string)[]): Promise<number[]> {
+    const ids: number[] = [];
+    const numeric = entries.filter((e) => typeof e === 'number' || /^\d+$/.test(String(e).trim())).map((e) => Number(e));
+    const found = await tx.terms.existingIds(this.info.taxonomy, numeric);
+    for (const entry of entries) {
+      const text = String(entry).trim();
+      if (text === '') continue;
+      if (typeof entry === 'number' || /^\d+$/.test(text)) {
+        if (found.has(Number(text))) ids.push(Number(text));
+        continue;
+      }
+      const existing =
+        (await tx.terms.findBySlug(this.info.taxonomy, text)) ??
+        (await tx.terms.findBySlug(this.info.taxonomy, sanitizeSlug(text))) ??
+        (await tx.terms.findByName(this.info.taxonomy, text));
+      if (existing) {
+        ids.push(existing.id);
+        continue;
+      }
+      const base = sanitizeSlug(text) || 'term';
+      const slug = uniqueSlug(base, await tx.terms.slugsLike(this.info.taxonomy, base));
+      const now = nowUtc();
+      ids.push(
+        await tx.terms.create({
+          taxonomy: this.info.taxonomy,
+          name: text,
+          slug,
+          description: '',
+          parent_id: 0,
+          created_at: now,
+          modified_at: now,
+        }),
+      );
+    }
+    return [...new Set(ids)];
+  }
+
+  /**
+   * List filter entries (ids or slugs; names too) → term ids, with every descendant for categories.
+   * Undefined when an entry names no term (the original's 400).
+   */
+  async resolveFilter(entries: readonly (number | string)[]): Promise<number[] | undefined> {
+    const ids = new Set<number>();
+    for (const entry of entries) {
+      const text = String(entry).trim();
+      const term =
+        (await this.storage.terms.findBySlug(this.info.taxonomy, text)) ??
+        (/^\d+$/.test(text) ? await this.storage.terms.find(this.info.taxonomy, Number(text)) : undefined) ??
+        (await this.storage.terms.findByName(this.info.taxonomy, text));
+      if (!term) return undefined;
+      ids.add(term.id);
+    }
+    if (this.info.hierarchical && ids.size > 0) {
+      const tree = await this.storage.terms.tree(this.info.taxonomy);
+      let grew = true;
+      while (grew) {
+        grew = false;
+        for (const [id, node] of tree) {
+          if (!ids.has(id) && ids.has(node.parentId)) {
+            ids.add(id);
+            grew = true;
+          }
+        }
+      }
+    }
+    return [...ids];
+  }
+
   /** Concurrent writers racing for one slug: the loser runs again and sees the winner's term. */
   private async retryOnConflict<T>(fn: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../dialects/dialect.js';
 import type { Migration } from './migrator.js';
 
@@ -51,6 +51,15 @@ export const initial: Migration = {
       .execute();
     await db.schema.createIndex('posts_type_status_date').on('posts').columns(['type', 'status', 'date_utc']).execute();
     await db.schema.createIndex('posts_type_slug').on('posts').columns(['type', 'slug']).execute();
+    // Slugs are unique among posts that are out in the world (WordPress lets drafts and pending posts share one,
+    // and trashed ones carry a __trashed suffix); the index makes concurrent writers unable to break that.
+    await db.schema
+      .createIndex('posts_unique_slug')
+      .on('posts')
+      .columns(['type', 'slug'])
+      .unique()
+      .where(sql.ref('status'), 'in', ['publish', 'future', 'private'])
+      .execute();
     await db.schema.createIndex('posts_author').on('posts').column('author_id').execute();
     await db.schema.createIndex('posts_parent').on('posts').column('parent_id').execute();
 

@@ -1,6 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { Database, PostType } from '../database.js';
 
+/** What permission checks need to know about any post, whatever its type. */
+export interface PostAccessRow {
+  readonly id: number;
+  readonly type: PostType;
+  readonly authorId: number;
+  readonly status: string;
+  readonly statusBeforeTrash: string | null;
+}
+
 /** What all post types share: the row of `posts` (events, venues, organizers, images). */
 export class PostStore {
   constructor(private readonly db: Kysely<Database>) {}
@@ -9,5 +18,23 @@ export class PostStore {
   async typeOf(id: number): Promise<PostType | undefined> {
     const row = await this.db.selectFrom('posts').select('type').where('id', '=', id).executeTakeFirst();
     return row?.type;
+  }
+
+  async findAccess(id: number): Promise<PostAccessRow | undefined> {
+    const row = await this.db
+      .selectFrom('posts')
+      .select(['id', 'type', 'author_id', 'status', 'status_before_trash'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row
+      ? { id: row.id, type: row.type, authorId: row.author_id, status: row.status, statusBeforeTrash: row.status_before_trash }
+      : undefined;
+  }
+
+  /** The ids among these that are posts of the type. */
+  async idsOfType(type: PostType, ids: readonly number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.db.selectFrom('posts').select('id').where('type', '=', type).where('id', 'in', [...new Set(ids)]).execute();
+    return new Set(rows.map((r) => r.id));
   }
 }

@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { costDetails, costNumbers, deriveCurrency, formatCost, normaliseNumber } from './cost.js';
+
+describe('cost', () => {
+  it('normalises decimal and thousands separators', () => {
+    assert.equal(normaliseNumber('1,000.50'), '1000.50');
+    assert.equal(normaliseNumber('1.000,50'), '1000.50');
+    assert.equal(normaliseNumber('6,50'), '6.50');
+    assert.equal(normaliseNumber('1,000'), '1000');
+    assert.equal(normaliseNumber('6.50'), '6.50');
+  });
+
+  it('finds every number, unique and ascending', () => {
+    assert.deepEqual(costNumbers(['30$', '0$', '20$']), ['0', '20', '30']);
+    assert.deepEqual(costNumbers(['$8.50 - $6.50']), ['6.50', '8.50']);
+    assert.deepEqual(costNumbers(['Donation']), []);
+  });
+
+  it('derives the symbol and position', () => {
+    assert.deepEqual(deriveCurrency(['20$']), { symbol: '$', position: 'postfix' });
+    assert.deepEqual(deriveCurrency(['€ 20']), { symbol: '€', position: 'prefix' });
+    assert.deepEqual(deriveCurrency(['0$', '20$', '30$']), { symbol: '$', position: 'postfix' });
+    assert.deepEqual(deriveCurrency(['$20', '20€']), { symbol: '', position: '' });
+    assert.deepEqual(deriveCurrency(['23']), { symbol: '', position: '' });
+  });
+
+  it('formats the display string like the original', () => {
+    assert.equal(formatCost(['23'], '$', 'prefix'), '$23');
+    assert.equal(formatCost(['23'], '', ''), '$23');
+    assert.equal(formatCost(['20$'], '$', 'postfix'), '20$');
+    assert.equal(formatCost(['0$', '20$', '30$'], '$', 'postfix'), 'Free \u2013 30$');
+    assert.equal(formatCost(['0'], '', ''), 'Free');
+    assert.equal(formatCost([], '', ''), '');
+    assert.equal(formatCost(['Donation <b>'], '', ''), 'Donation &lt;b&gt;');
+  });
+
+  it('details keep the stored currency and the values as strings', () => {
+    assert.deepEqual(costDetails(['6.50', '8.50'], '€', 'EUR', 'prefix'), {
+      currency_symbol: '€',
+      currency_code: 'EUR',
+      currency_position: 'prefix',
+      values: ['6.50', '8.50'],
+    });
+    assert.deepEqual(costDetails(['Donation'], '', '', '').values, ['Donation']);
+    assert.deepEqual(costDetails([], '', '', '').values, []);
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * An event's stored dates from what a write sent: wall-clock start and end in the event's zone, the same
+ * instants in UTC, and the zone's abbreviation at the start (CONTRACT.md §6.2, §9.1, §9.2).
+ */
+import { parseDateInput, type ParsedDate } from '../../time/strtotime.js';
+import { findZone, formatUtcMs, formatWall, parseWall, zonedWallToUtcMs, type WallTime, type Zone } from '../../time/zones.js';
+
+export interface EventDates {
+  start_date: string;
+  end_date: string;
+  start_utc: string;
+  end_utc: string;
+  timezone: string;
+  timezone_abbr: string;
+}
+
+/** The zone name as stored: `UTC` spelled one way, anything else as given. */
+export function canonicalZoneName(name: string): string {
+  return name.toLowerCase() === 'utc' ? 'UTC' : name;
+}
+
+/** Reads a date argument in the event's zone (relative phrases count from now there). */
+export function readDate(input: string, zone: Zone, nowMs: number): ParsedDate | undefined {
+  return parseDateInput(input, { nowMs, zone });
+}
+
+function compare(a: WallTime, b: WallTime): number {
+  return formatWall(a) < formatWall(b) ? -1 : formatWall(a) > formatWall(b) ? 1 : 0;
+}
+
+/**
+ * Start and end as stored. An end before the start becomes the start (the original does not refuse it);
+ * all-day events run from the start day's 00:00:00 to the end day's 23:59:59.
+ */
+export function computeEventDates(start: WallTime, end: WallTime, allDay: boolean, zoneName: string): EventDates {
+  const zone = findZone(zoneName);
+  if (!zone) throw new Error(`unknown zone ${zoneName}`);
+  let s = start;
+  let e = compare(end, start) < 0 ? start : end;
+  if (allDay) {
+    s = { ...s, hour: 0, minute: 0, second: 0 };
+    e = { ...e, hour: 23, minute: 59, second: 59 };
+  }
+  const startMs = zonedWallToUtcMs(s, zone);
+  const endMs = zonedWallToUtcMs(e, zone);
+  return {
+    start_date: formatWall(s),
+    end_date: formatWall(e),
+    start_utc: formatUtcMs(startMs),
+    end_utc: formatUtcMs(endMs),
+    timezone: zoneName,
+    timezone_abbr: zone.abbreviationAt(startMs),
+  };
+}
+
+export { parseWall };

@@ -1,0 +1,105 @@
+/**
+ * The date window of `GET /events` (CONTRACT.md §3.4): defaults, inclusive whole days or exact instants
+ * (`strict_dates`), relative bounds, and how they combine. Bounds are wall-clock strings in the site zone,
+ * compared with the events' stored wall-clock start and end.
+ */
+import { parseDateInput } from '../../time/strtotime.js';
+import { formatWall, getZone, msToWall, utcMsToZonedWall, wallToMs, type Zone } from '../../time/zones.js';
+
+export interface DateArgs {
+  start_date?: string;
+  end_date?: string;
+  starts_before?: string;
+  starts_after?: string;
+  ends_before?: string;
+  ends_after?: string;
+}
+
+export interface DateWindow {
+  startGte?: string;
+  endLte?: string;
+  startLt?: string;
+  startGt?: string;
+  endLt?: string;
+  endGt?: string;
+  /** The effective values, as the emitted URLs carry them. */
+  effective: Partial<Record<keyof DateArgs, string>>;
+}
+
+const RELATIVE = ['starts_before', 'starts_after', 'ends_before', 'ends_after'] as const;
+
+function day(ms: number): string {
+  return formatWall(msToWall(ms)).slice(0, 10);
+}
+
+/** Default window: from the beginning of (site-local) "yesterday 23:59 UTC" to the end of the day 24 months ahead. */
+export function defaultWindow(nowMs: number, site: Zone): { start: string; end: string } {
+  const yesterday = new Date(nowMs - 86_400_000);
+  const cut = Date.UTC(yesterday.getUTCFullYear(), yesterday.getUTCMonth(), yesterday.getUTCDate(), 23, 59, 0);
+  const start = `${formatWall(utcMsToZonedWall(cut, site)).slice(0, 10)} 00:00:00`;
+  const ahead = new Date(nowMs);
+  ahead.setUTCMonth(ahead.getUTCMonth() + 24);
+  return { start, end: `${day(ahead.getTime())} 23:59:59` };
+}
+
+/**
+ * Inclusive (default): the calendar day as written — start_date from its 00:00:00, end_date to its 23:59:59,
+ * and every relative bound at its day's 23:59:59. Strict: the exact instant, strings read as UTC, shown in the
+ * site zone; unix timestamps are absolute.
+ */
+export function resolveDateWindow(
+  args: DateArgs,
+  options: { strict: boolean; include: boolean; nowMs: number; siteZone: string },
+): DateWindow {
+  const site = getZone(options.siteZone);
+  const utc = getZone('UTC');
+  const inclusiveDay = (value: string) => {
+    const parsed = parseDateInput(value, { nowMs: options.nowMs, zone: site })!;
+    return formatWall(parsed.wall).slice(0, 10);
+  };
+  const exact = (value: string) => {
+    const parsed = parseDateInput(value, { nowMs: options.nowMs, zone: utc })!;
+    const instant = parsed.instantMs ?? wallToMs(parsed.wall);
+    return formatWall(utcMsToZonedWall(instant, site));
+  };
+
+  const relativeGiven = RELATIVE.some((k) => args[k] !== undefined);
+  const defaults = defaultWindow(options.nowMs, site);
+  const w: DateWindow = { effective: {} };
+
+  if (!options.include) {
+    if (args.start_date !== undefined) w.startGte = options.strict ? exact(args.start_date) : `${inclusiveDay(args.start_date)} 00:00:00`;
+    else if (!relativeGiven) w.startGte = options.strict ? exact(defaults.start) : defaults.start;
+    if (args.end_date !== undefined) w.endLte = options.strict ? exact(args.end_date) : `${inclusiveDay(args.end_date)} 23:59:59`;
+    else if (!relativeGiven) w.endLte = options.strict ? exact(defaults.end) : defaults.end;
+  }
+  const bound = (value: string) => (options.strict ? exact(value) : `${inclusiveDay(value)} 23:59:59`);
+  if (args.starts_before !== undefined) w.startLt = bound(args.starts_before);
+  if (args.starts_after !== undefined) w.startGt = bound(args.starts_after);
+  if (args.ends_before !== undefined) w.endLt = bound(args.ends_before);
+  if (args.ends_after !== undefined) w.endGt = bound(args.ends_after);
+
+  if (w.startGte !== undefined) w.effective.start_date = w.startGte;
+  if (w.endLte !== undefined) w.effective.end_date = w.endLte;
+  if (w.startLt !== undefined) w.effective.starts_before = w.startLt;
+  if (w.startGt !== undefined) w.effective.starts_after = w.startGt;
+  if (w.endLt !== undefined) w.effective.ends_before = w.endLt;
+  if (w.endGt !== undefined) w.effective.ends_after = w.endGt;
+  return w;
+}
+
+/** WordPress search: words (quoted phrases kept together) that must all appear; `-word` must not. */
+export function parseSearch(search: string): { words: string[]; excluded: string[] } {
+  const words: string[] = [];
+  const excluded: string[] = [];
+  const re = /(-?)"([^"]+)"|(-?)(\S+)/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(search)) !== null) {
+    const negative = (m[1] ?? m[3]) === '-';
+    const term = (m[2] ?? m[4] ?? '').trim();
+    if (term === '' || term === '-') continue;
+    (negative ? excluded : words).push(term);
+  }
+  if (words.length === 0 && excluded.length === 0) words.push(search.trim());
+  return { words, excluded };
+}

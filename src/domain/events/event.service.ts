@@ -1,0 +1,392 @@
+/**
+ * Events: read, list, create, update (partial, DECISIONS.md), trash. Every method takes the actor first and
+ * asks the policy before it writes; every write is one transaction (terms and images it creates included).
+ */
+import type { Config } from '../../config/config.js';
+import type { Storage } from '../../storage/storage.js';
+import type { ImageRecord } from '../../storage/stores/image.store.js';
+import type { EventFields, EventPostFields } from '../../storage/stores/event.store.js';
+import { StorageError } from '../../storage/dialects/dialect.js';
+import { formatUtcMs, formatWall, getZone, parseWall, utcMsToZonedWall, wallToMs, zonedWallToUtcMs } from '../../time/zones.js';
+import { isAuthenticated, type Actor } from '../actor.js';
+import { sanitizeHtml } from '../content/html.js';
+import { errors } from '../errors.js';
+import { can, canDeletePost, canEditPost, canReadPost } from '../policies.js';
+import { applyScheduling, needsSlug, scaleBackStatus, SLUG_UNIQUE_STATUSES, TRASHED_SUFFIX } from '../posts/status.js';
+import { sanitizeSlug, uniqueSlug } from '../slugs.js';
+import type { Term } from '../terms/term.js';
+import type { TermService } from '../terms/term.service.js';
+import { deriveCurrency } from './cost.js';
+import type { EventInput, EventListFilter, EventRecord, Visibility } from './event.js';
+import { canonicalZoneName, computeEventDates, readDate } from './event-dates.js';
+
+/** An event with what its representation embeds. */
+export interface EventView {
+  readonly record: EventRecord;
+  readonly categories: readonly Term[];
+  readonly tags: readonly Term[];
+  readonly image: ImageRecord | undefined;
+}
+
+const RETRIES = 4;
+const flag = (b: boolean) => (b ? 1 : 0) as 0 | 1;
+
+export class EventService {
+  constructor(
+    private readonly storage: Storage,
+    private readonly config: Config,
+    private readonly categories: TermService,
+    private readonly tags: TermService,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  // ---- reads -------------------------------------------------------------------------------------------
+
+  async get(actor: Actor, id: number): Promise<EventView> {
+    const record = await this.storage.events.find(id);
+    if (!record) {
+      if ((await this.storage.posts.typeOf(id)) !== undefined) throw errors.invalidEventId(id);
+      throw errors.eventNotFound(id);
+    }
+    this.assertReadable(actor, record);
+    return (await this.views([record]))[0];
+  }
+
+  async getBySlug(actor: Actor, slug: string): Promise<EventView> {
+    const record = await this.storage.events.findBySlug(slug);
+    if (!record) throw errors.invalidParam('slug');
+    this.assertReadable(actor, record);
+    return (await this.views([record]))[0];
+  }
+
+  /** The id behind a slug (any status), for the by-slug routes. */
+  async idForSlug(slug: string): Promise<number | undefined> {
+    return (await this.storage.events.findBySlug(slug))?.id;
+  }
+
+  private assertReadable(actor: Actor, record: EventRecord): void {
+    if (record.status === 'trash') throw errors.eventNoLongerAvailable();
+    if (!canReadPost(actor, record)) throw errors.eventNotAccessible();
+  }
+
+  /** Which events a caller may see in lists: published ones, their own, or all (editors and up). */
+  visibility(actor: Actor): Visibility {
+    if (actor.kind !== 'user') return { kind: 'public' };
+    if (can(actor, 'edit_others_posts') && can(actor, 'read_private_posts')) return { kind: 'all', userId: actor.id };
+    return { kind: 'own', userId: actor.id };
+  }
+
+  async list(
+    actor: Actor,
+    filter: Omit<EventListFilter, 'visibility'>,
+    page: number,
+    perPage: number,
+  ): Promise<{ events: EventView[]; total: number }> {
+    const { events, total } = await this.storage.events.list(
+      { ...filter, visibility: this.visibility(actor) },
+      perPage,
+      (page - 1) * perPage,
+    );
+    return { events: await this.views(events), total };
+  }
+
+  /** Embedded data for any number of events in a fixed number of queries. */
+  async views(records: readonly EventRecord[]): Promise<EventView[]> {
+    const ids = records.map((r) => r.id);
+    const [terms, images] = await Promise.all([
+      this.storage.terms.forPosts(ids),
+      this.storage.images.findMany(records.map((r) => r.imageId).filter((id): id is number => id !== null)),
+    ]);
+    return records.map((record) => {
+      const own = terms.get(record.id) ?? [];
+      return {
+        record,
+        categories: own.filter((t) => t.taxonomy === 'tribe_events_cat'),
+        tags: own.filter((t) => t.taxonomy === 'post_tag'),
+        image: record.imageId === null ? undefined : images.get(record.imageId),
+      };
+    });
+  }
+
+  // ---- writes ------------------------------------------------------------------------------------------
+
+  async create(actor: Actor, input: EventInput): Promise<EventView> {
+    if (!can(actor, 'edit_posts')) throw errors.forbidden(isAuthenticated(actor));
+    const user = actor as Extract<Actor, { kind: 'user' }>;
+    this.assertMayWrite(actor, input);
+    const nowMs = this.clock();
+    const zoneName = this.zoneName(input.timezone);
+    const start = this.date('start_date', input.startDate!, zoneName, nowMs);
+    const end = this.date('end_date', input.endDate!, zoneName, nowMs);
+    const dates = computeEventDates(start, end, input.allDay ?? false, zoneName);
+    const published = this.publication(input, zoneName, nowMs) ?? nowMs;
+    const status = applyScheduling(scaleBackStatus(actor, input.status ?? undefined), published, nowMs);
+    const now = this.stamp(nowMs);
+    const pub = this.stamp(published);
+    const cost = input.cost ?? [];
+    const currency = deriveCurrency(cost);
+
+    const id = await this.retry(() =>
+      this.storage.transaction(async (tx) => {
+        const imageId = await this.resolveImage(tx, actor, input.image, now);
+        const slug = await this.slug(tx, input.slug ?? undefined, '', input.title ?? '', status);
+        const post: EventPostFields = {
+          status,
+          status_before_trash: null,
+          author_id: input.author ?? user.id,
+          title: this.html(actor, input.title ?? ''),
+          content: this.html(actor, input.description ?? ''),
+          excerpt: this.html(actor, input.excerpt ?? ''),
+          slug,
+          password: '',
+          parent_id: 0,
+          menu_order: input.sticky ? -1 : 0,
+          image_id: imageId,
+          date: pub.local,
+          date_utc: pub.utc,
+          modified: now.local,
+          modified_utc: now.utc,
+        };
+        const event: EventFields = {
+          ...dates,
+          all_day: flag(input.allDay ?? false),
+          cost: JSON.stringify(cost),
+          currency_symbol: currency.symbol,
+          currency_code: '',
+          currency_position: currency.position,
+          website: input.website === undefined ? null : (input.website ?? ''),
+          show_map: flag(input.showMap ?? false),
+          show_map_link: flag(input.showMapLink ?? false),
+          hide_from_listings: flag(input.hideFromListings ?? false),
+          featured: flag(input.featured ?? false),
+          venue_id: null,
+        };
+        const newId = await tx.events.insert(post, event);
+        await this.assignTerms(tx, newId, input);
+        return newId;
+      }),
+    );
+    return this.view(id);
+  }
+
+  async update(actor: Actor, id: number, input: EventInput): Promise<EventView> {
+    const access = await this.storage.posts.findAccess(id);
+    if (!access) {
+      if (!can(actor, 'edit_posts')) throw errors.forbidden(isAuthenticated(actor));
+      throw errors.eventNotFound(id);
+    }
+    if (!canEditPost(actor, access)) throw errors.forbidden(isAuthenticated(actor));
+    if (access.type !== 'event') throw errors.invalidEventId(id);
+    this.assertMayWrite(actor, input);
+    const nowMs = this.clock();
+
+    await this.retry(() =>
+      this.storage.transaction(async (tx) => {
+        const current = await tx.events.find(id);
+        if (!current) throw errors.eventNotFound(id);
+        const now = this.stamp(nowMs);
+        const post: Partial<EventPostFields> = { modified: now.local, modified_utc: now.utc };
+        const event: Partial<EventFields> = {};
+
+        // dates: what was not sent keeps its wall clock; a new zone alone re-derives the UTC times
+        const zoneName = input.timezone === undefined ? current.timezone || this.config.siteTimezone : this.zoneName(input.timezone);
+        const allDay = input.allDay ?? current.allDay;
+        const datesChanged =
+          input.startDate !== undefined || input.endDate !== undefined || input.timezone !== undefined || input.allDay !== undefined;
+        if (datesChanged) {
+          const start = input.startDate !== undefined ? this.date('start_date', input.startDate, zoneName, nowMs) : parseWall(current.startDate);
+          const end = input.endDate !== undefined ? this.date('end_date', input.endDate, zoneName, nowMs) : parseWall(current.endDate);
+          Object.assign(event, computeEventDates(start, end, allDay, zoneName));
+          event.all_day = flag(allDay);
+        }
+
+        let publishedMs = Date.parse(`${current.dateUtc.replace(' ', 'T')}Z`);
+        const published = this.publication(input, zoneName, nowMs);
+        if (published !== undefined) {
+          publishedMs = published;
+          const pub = this.stamp(published);
+          post.date = pub.local;
+          post.date_utc = pub.utc;
+        }
+
+        let status = current.status;
+        if (input.status !== undefined && input.status !== null) status = scaleBackStatus(actor, input.status);
+        if (input.status !== undefined || published !== undefined) status = applyScheduling(status, publishedMs, nowMs);
+        if (status !== current.status) {
+          post.status = status;
+          if (status === 'trash') post.status_before_trash = current.status;
+          else if (current.status === 'trash') post.status_before_trash = null;
+        }
+
+        if (input.title !== undefined) post.title = this.html(actor, input.title);
+        if (input.description !== undefined) post.content = this.html(actor, input.description ?? '');
+        if (input.excerpt !== undefined) post.excerpt = this.html(actor, input.excerpt ?? '');
+        if (input.author !== undefined && input.author !== null) post.author_id = input.author;
+        if (input.sticky !== undefined) post.menu_order = input.sticky ? -1 : 0;
+        if (input.image !== undefined) post.image_id = await this.resolveImage(tx, actor, input.image, now);
+
+        const untrashed = current.slug.endsWith(TRASHED_SUFFIX) ? current.slug.slice(0, -TRASHED_SUFFIX.length) : current.slug;
+        let slug = await this.slug(tx, input.slug ?? undefined, untrashed, input.title ?? current.title, status, id);
+        if (status === 'trash' && slug !== '') slug = `${slug}${TRASHED_SUFFIX}`;
+        if (slug !== current.slug) post.slug = slug;
+
+        if (input.cost !== undefined) {
+          const cost = input.cost ?? [];
+          const currency = deriveCurrency(cost);
+          event.cost = JSON.stringify(cost);
+          event.currency_symbol = currency.symbol;
+          event.currency_position = currency.position;
+        }
+        if (input.website !== undefined) event.website = input.website ?? '';
+        if (input.showMap !== undefined) event.show_map = flag(input.showMap ?? false);
+        if (input.showMapLink !== undefined) event.show_map_link = flag(input.showMapLink ?? false);
+        if (input.hideFromListings !== undefined) event.hide_from_listings = flag(input.hideFromListings ?? false);
+        if (input.featured !== undefined) event.featured = flag(input.featured ?? false);
+
+        await tx.events.update(id, post, event);
+        await this.assignTerms(tx, id, input);
+      }),
+    );
+    return this.view(id);
+  }
+
+  /** Moves the event to the trash and answers with it as trashed. */
+  async remove(actor: Actor, id: number): Promise<EventView> {
+    const access = await this.storage.posts.findAccess(id);
+    if (!access) {
+      if (!can(actor, 'delete_posts')) throw errors.forbidden(isAuthenticated(actor));
+      throw errors.eventNotFound(id);
+    }
+    if (!canDeletePost(actor, access)) throw errors.forbidden(isAuthenticated(actor));
+    if (access.type !== 'event') throw errors.invalidEventId(id);
+    if (access.status === 'trash') throw errors.eventInTrash(id);
+    const now = this.stamp(this.clock());
+    await this.storage.transaction(async (tx) => {
+      const current = await tx.events.find(id);
+      if (!current) throw errors.eventNotFound(id);
+      if (current.status === 'trash') throw errors.eventInTrash(id);
+      await tx.events.update(
+        id,
+        {
+          status: 'trash',
+          status_before_trash: current.status,
+          slug: current.slug === '' ? '' : `${current.slug}${TRASHED_SUFFIX}`,
+          modified: now.local,
+          modified_utc: now.utc,
+        },
+        {},
+      );
+    });
+    return this.view(id);
+  }
+
+  // ---- helpers -----------------------------------------------------------------------------------------
+
+  private async view(id: number): Promise<EventView> {
+    const record = await this.storage.events.find(id);
+    if (!record) throw errors.eventNotFound(id);
+    return (await this.views([record]))[0];
+  }
+
+  /** Writing as someone else, or setting an image by URL, needs more than creating does. */
+  private assertMayWrite(actor: Actor, input: EventInput): void {
+    const userId = actor.kind === 'user' ? actor.id : 0;
+    if (input.author !== undefined && input.author !== null && input.author !== userId && !can(actor, 'edit_others_posts')) {
+      throw errors.cannotEditOthers();
+    }
+    if (typeof input.image === 'string' && !can(actor, 'upload_files')) throw errors.cannotUploadImage();
+  }
+
+  private zoneName(timezone: string | null | undefined): string {
+    return timezone ? canonicalZoneName(timezone) : this.config.siteTimezone;
+  }
+
+  private date(name: string, input: string, zoneName: string, nowMs: number) {
+    const parsed = readDate(input, getZone(zoneName), nowMs);
+    if (!parsed) throw errors.invalidParam(name);
+    return parsed.wall;
+  }
+
+  /** The publication instant from `date_utc` (read as UTC) or `date` (read in the event's zone). */
+  private publication(input: EventInput, zoneName: string, nowMs: number): number | undefined {
+    if (input.dateUtc) {
+      const parsed = readDate(input.dateUtc, getZone('UTC'), nowMs);
+      if (!parsed) throw errors.invalidParam('date_utc');
+      return parsed.instantMs ?? wallToMs(parsed.wall);
+    }
+    if (input.date) {
+      const zone = getZone(zoneName);
+      const parsed = readDate(input.date, zone, nowMs);
+      if (!parsed) throw errors.invalidParam('date');
+      return parsed.instantMs ?? zonedWallToUtcMs(parsed.wall, zone);
+    }
+    return undefined;
+  }
+
+  /** A post date pair: site-local and UTC. */
+  private stamp(ms: number): { local: string; utc: string } {
+    return { local: formatWall(utcMsToZonedWall(ms, getZone(this.config.siteTimezone))), utc: formatUtcMs(ms) };
+  }
+
+  /** HTML as sent for editors and administrators; a safe subset for everyone else. */
+  private html(actor: Actor, text: string): string {
+    return can(actor, 'unfiltered_html') ? text : sanitizeHtml(text);
+  }
+
+  /**
+   * The slug to store: the one asked for, else the current one, else (once published) one from the title;
+   * unique among published events.
+   */
+  private async slug(
+    tx: Storage,
+    requested: string | undefined,
+    current: string,
+    title: string,
+    status: string,
+    excludeId?: number,
+  ): Promise<string> {
+    let base = requested !== undefined ? sanitizeSlug(requested) : current;
+    if (base === '' && (requested !== undefined || needsSlug(status))) base = sanitizeSlug(title) || 'event';
+    if (base === '' || !SLUG_UNIQUE_STATUSES.includes(status)) return base;
+    return uniqueSlug(base, await tx.events.takenSlugs(base, SLUG_UNIQUE_STATUSES, excludeId));
+  }
+
+  private async assignTerms(tx: Storage, id: number, input: EventInput): Promise<void> {
+    if (input.categories !== undefined) {
+      const ids = await this.categories.resolveForPost(tx, input.categories ?? []);
+      await tx.terms.setForPost(id, 'tribe_events_cat', ids);
+    }
+    if (input.tags !== undefined) {
+      const ids = await this.tags.resolveForPost(tx, input.tags ?? []);
+      await tx.terms.setForPost(id, 'post_tag', ids);
+    }
+  }
+
+  /** An image id must name a stored image; a URL becomes (or reuses) an external image. null/'' clear. */
+  private async resolveImage(
+    tx: Storage,
+    actor: Actor,
+    image: number | string | null | undefined,
+    now: { local: string; utc: string },
+  ): Promise<number | null> {
+    if (image === undefined || image === null || image === '') return null;
+    if (typeof image === 'number') {
+      if (!(await tx.images.find(image))) throw errors.invalidParam('image');
+      return image;
+    }
+    const existing = await tx.images.findByUrl(image);
+    if (existing) return existing.id;
+    return (await tx.images.createExternal(image, actor.kind === 'user' ? actor.id : 0, now)).id;
+  }
+
+  private async retry<T>(fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn();
+      } catch (error) {
+        const again = error instanceof StorageError && (error.kind === 'unique' || error.kind === 'busy');
+        if (!again || attempt >= RETRIES) throw error;
+      }
+    }
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * Publication statuses and the original's rules for them (CONTRACT.md §6.1): what a caller may ask for, what
+ * they get, and WordPress' scheduling of posts dated in the future.
+ */
+import type { Actor } from '../actor.js';
+import { can } from '../policies.js';
+
+/** Every status WordPress registers; anything else is a 400. */
+export const STATUSES = ['publish', 'future', 'draft', 'pending', 'private', 'trash', 'auto-draft', 'inherit'] as const;
+export type Status = (typeof STATUSES)[number];
+
+export function isStatus(value: string): value is Status {
+  return (STATUSES as readonly string[]).includes(value);
+}
+
+/**
+ * Statuses a slug must be unique among: drafts and pending posts skip the check (as in WordPress), trashed
+ * ones carry a `__trashed` suffix. A unique index over these backs the check.
+ */
+export const SLUG_UNIQUE_STATUSES: readonly string[] = ['publish', 'future', 'private'];
+
+/**
+ * `scale_back_post_status`: callers who may publish get what they ask (publish when they ask nothing);
+ * others get `pending` instead of publish/future, and `draft` when they ask nothing.
+ */
+export function scaleBackStatus(actor: Actor, requested: string | undefined): string {
+  if (can(actor, 'publish_posts')) return requested ?? 'publish';
+  if (requested === undefined) return 'draft';
+  return requested === 'publish' || requested === 'future' ? 'pending' : requested;
+}
+
+/** WordPress: published with a date more than a minute ahead is scheduled; scheduled with a past date publishes. */
+export function applyScheduling(status: string, dateUtcMs: number, nowMs: number): string {
+  if (status === 'publish' && dateUtcMs > nowMs + 60_000) return 'future';
+  if (status === 'future' && dateUtcMs <= nowMs) return 'publish';
+  return status;
+}
+
+/** Slugs are generated from the title once a post is (or becomes) one of these. */
+export function needsSlug(status: string): boolean {
+  return status === 'publish' || status === 'future' || status === 'private';
+}
+
+export const TRASHED_SUFFIX = '__trashed';

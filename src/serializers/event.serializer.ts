@@ -1,0 +1,193 @@
+/**
+ * The event object of CONTRACT.md §2.1: every key, in the original's order, with its types (author as a
+ * string, date details as zero-padded strings, `venue` `[]` when none, `image` false when none). `json_ld` only
+ * for single reads.
+ */
+import { autop, escHtml, texturize } from '../domain/content/html.js';
+import { costDetails, costNumbers, formatCost, type CostDetails } from '../domain/events/cost.js';
+import type { EventView } from '../domain/events/event.service.js';
+import { CATEGORIES, TAGS } from '../domain/terms/term.js';
+import type { Urls } from '../http/urls.js';
+import type { ImageRecord } from '../storage/stores/image.store.js';
+import { formatIsoWithOffset, getZone, parseWall, wallToMs } from '../time/zones.js';
+import { serializeEmbeddedTerm, type EmbeddedTerm } from './term.serializer.js';
+
+export interface DateDetails {
+  year: string;
+  month: string;
+  day: string;
+  hour: string;
+  minutes: string;
+  seconds: string;
+}
+
+export interface ImageResponse {
+  url: string;
+  id: number;
+  extension?: string;
+  width?: number;
+  height?: number;
+  filesize?: number;
+  sizes?: Record<string, unknown>;
+}
+
+export interface EventResponse {
+  id: number;
+  global_id: string;
+  global_id_lineage: string[];
+  author: string;
+  status: string;
+  date: string;
+  date_utc: string;
+  modified: string;
+  modified_utc: string;
+  url: string;
+  rest_url: string;
+  title: string;
+  description: string;
+  excerpt: string;
+  slug: string;
+  image: ImageResponse | false;
+  all_day: boolean;
+  start_date: string;
+  start_date_details: DateDetails;
+  end_date: string;
+  end_date_details: DateDetails;
+  utc_start_date: string;
+  utc_start_date_details: DateDetails;
+  utc_end_date: string;
+  utc_end_date_details: DateDetails;
+  timezone: string;
+  timezone_abbr: string;
+  cost: string;
+  cost_details: CostDetails;
+  website: string;
+  show_map: boolean;
+  show_map_link: boolean;
+  hide_from_listings: boolean;
+  sticky: boolean;
+  featured: boolean;
+  categories: EmbeddedTerm[];
+  tags: EmbeddedTerm[];
+  venue: unknown[] | Record<string, unknown>;
+  organizer: unknown[];
+  custom_fields: unknown[];
+  json_ld?: Record<string, unknown>;
+}
+
+export function dateDetails(value: string): DateDetails {
+  return {
+    year: value.slice(0, 4),
+    month: value.slice(5, 7),
+    day: value.slice(8, 10),
+    hour: value.slice(11, 13),
+    minutes: value.slice(14, 16),
+    seconds: value.slice(17, 19),
+  };
+}
+
+/** The image object: empty values dropped, as the original drops them. */
+export function serializeImage(image: ImageRecord | undefined): ImageResponse | false {
+  if (!image) return false;
+  const out: ImageResponse = { url: image.url, id: image.id };
+  if (image.extension) out.extension = image.extension;
+  if (image.width) out.width = image.width;
+  if (image.height) out.height = image.height;
+  if (image.filesize) out.filesize = image.filesize;
+  if (Object.keys(image.sizes).length > 0) out.sizes = image.sizes;
+  return out;
+}
+
+export function eventPermalink(view: EventView, urls: Urls): string {
+  return urls.permalink('event', view.record.slug, view.record.id);
+}
+
+export function serializeEvent(view: EventView, urls: Urls, options: { single?: boolean } = {}): EventResponse {
+  const e = view.record;
+  const url = eventPermalink(view, urls);
+  const globalId = urls.globalId(e.id);
+  const out: EventResponse = {
+    id: e.id,
+    global_id: globalId,
+    global_id_lineage: [globalId],
+    author: String(e.authorId),
+    status: e.status,
+    date: e.date,
+    date_utc: e.dateUtc,
+    modified: e.modified,
+    modified_utc: e.modifiedUtc,
+    url,
+    rest_url: urls.rest(`/events/${e.id}`),
+    title: texturize(e.title),
+    description: autop(e.content),
+    excerpt: autop(e.excerpt),
+    slug: e.slug,
+    image: serializeImage(view.image),
+    all_day: e.allDay,
+    start_date: e.startDate,
+    start_date_details: dateDetails(e.startDate),
+    end_date: e.endDate,
+    end_date_details: dateDetails(e.endDate),
+    utc_start_date: e.startUtc,
+    utc_start_date_details: dateDetails(e.startUtc),
+    utc_end_date: e.endUtc,
+    utc_end_date_details: dateDetails(e.endUtc),
+    timezone: e.timezone,
+    timezone_abbr: e.timezoneAbbr,
+    cost: formatCost(e.cost, e.currencySymbol, e.currencyPosition),
+    cost_details: costDetails(e.cost, e.currencySymbol, e.currencyCode, e.currencyPosition),
+    website: e.website === null ? url : escHtml(e.website),
+    show_map: e.showMap,
+    show_map_link: e.showMapLink,
+    hide_from_listings: e.hideFromListings,
+    sticky: e.menuOrder === -1,
+    featured: e.featured,
+    categories: view.categories.map((t) => serializeEmbeddedTerm(t, CATEGORIES, urls)),
+    tags: view.tags.map((t) => serializeEmbeddedTerm(t, TAGS, urls)),
+    venue: [],
+    organizer: [],
+    custom_fields: [],
+  };
+  if (options.single) out.json_ld = eventJsonLd(view, url);
+  return out;
+}
+
+function plainExcerpt(html: string, words = 55): string {
+  const text = html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  const parts = text.split(' ');
+  return parts.length > words ? `${parts.slice(0, words).join(' ')}…` : text;
+}
+
+/** schema.org Event for single reads (CONTRACT.md §2.1). */
+export function eventJsonLd(view: EventView, url: string): Record<string, unknown> {
+  const e = view.record;
+  const zone = getZone(e.timezone || 'UTC');
+  const startMs = wallToMs(parseWall(e.startUtc));
+  const endMs = wallToMs(parseWall(e.endUtc));
+  const ld: Record<string, unknown> = {
+    '@context': 'http://schema.org',
+    '@type': 'Event',
+    name: e.title,
+    description: plainExcerpt(e.excerpt || e.content),
+  };
+  if (view.image) ld.image = view.image.url;
+  ld.url = url;
+  ld.eventAttendanceMode = 'https://schema.org/OfflineEventAttendanceMode';
+  ld.eventStatus = 'https://schema.org/EventScheduled';
+  ld.startDate = formatIsoWithOffset(startMs, zone);
+  ld.endDate = formatIsoWithOffset(endMs, zone);
+  ld.performer = 'Organization';
+  const numbers = costNumbers(e.cost);
+  if (e.cost.length > 0) {
+    ld.offers = {
+      '@type': 'Offer',
+      price: numbers[0] ?? e.cost[0],
+      priceCurrency: e.currencyCode || 'USD',
+      url,
+      category: 'primary',
+      availability: 'inStock',
+      validFrom: formatIsoWithOffset(wallToMs(parseWall(e.dateUtc)), zone),
+    };
+  }
+  return ld;
+}

@@ -1,0 +1,80 @@
+import type { Kysely } from 'kysely';
+import type { Database, ImageRow } from '../database.js';
+
+export interface ImageRecord {
+  readonly id: number;
+  readonly url: string;
+  readonly extension: string;
+  readonly mimeType: string;
+  readonly width: number | null;
+  readonly height: number | null;
+  readonly filesize: number | null;
+  readonly sizes: Record<string, { width: number; height: number; 'mime-type': string; filesize?: number; url: string }>;
+}
+
+const toRecord = (row: ImageRow): ImageRecord => ({
+  id: row.post_id,
+  url: row.url,
+  extension: row.extension,
+  mimeType: row.mime_type,
+  width: row.width,
+  height: row.height,
+  filesize: row.filesize,
+  sizes: JSON.parse(row.sizes) as ImageRecord['sizes'],
+});
+
+/** Stored images (posts of type image): external ones are a URL we never download. */
+export class ImageStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async find(id: number): Promise<ImageRecord | undefined> {
+    const row = await this.db.selectFrom('images').selectAll().where('post_id', '=', id).executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  }
+
+  async findByUrl(url: string): Promise<ImageRecord | undefined> {
+    const row = await this.db.selectFrom('images').selectAll().where('url', '=', url).orderBy('post_id').executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  }
+
+  async findMany(ids: readonly number[]): Promise<Map<number, ImageRecord>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.selectFrom('images').selectAll().where('post_id', 'in', [...new Set(ids)]).execute();
+    return new Map(rows.map((r) => [r.post_id, toRecord(r)]));
+  }
+
+  async createExternal(url: string, authorId: number, now: { local: string; utc: string }): Promise<ImageRecord> {
+    const path = new URL(url).pathname;
+    const extension = /\.([a-z0-9]{1,8})$/i.exec(path)?.[1]?.toLowerCase() ?? '';
+    const mime = MIME[extension] ?? '';
+    const { id } = await this.db
+      .insertInto('posts')
+      .values({
+        type: 'image',
+        status: 'inherit',
+        author_id: authorId,
+        title: decodeURIComponent(path.split('/').pop() ?? '').slice(0, 200),
+        slug: '',
+        date: now.local,
+        date_utc: now.utc,
+        modified: now.local,
+        modified_utc: now.utc,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await this.db.insertInto('images').values({ post_id: id, url, extension, mime_type: mime, sizes: '{}' }).execute();
+    return (await this.find(id))!;
+  }
+}
+
+const MIME: Record<string, string> = {
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  svg: 'image/svg+xml',
+  avif: 'image/avif',
+  bmp: 'image/bmp',
+  ico: 'image/x-icon',
+};

@@ -1,0 +1,306 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTestApp, PUBLIC_URL, type TestApp } from '../helpers/app.js';
+import { insertRawPost, makeCategory, makeEvent, makeTag } from '../helpers/factories.js';
+
+const NS = `${PUBLIC_URL}/calendar/events/v1`;
+const KEYS = [
+  'id', 'global_id', 'global_id_lineage', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url',
+  'rest_url', 'title', 'description', 'excerpt', 'slug', 'image', 'all_day', 'start_date', 'start_date_details',
+  'end_date', 'end_date_details', 'utc_start_date', 'utc_start_date_details', 'utc_end_date', 'utc_end_date_details',
+  'timezone', 'timezone_abbr', 'cost', 'cost_details', 'website', 'show_map', 'show_map_link', 'hide_from_listings',
+  'sticky', 'featured', 'categories', 'tags', 'venue', 'organizer', 'custom_fields',
+];
+
+const ymd = (d: Date) => d.toISOString().slice(0, 10);
+const tomorrowUtc = () => ymd(new Date(Date.now() + 86_400_000));
+
+describe('events: create', () => {
+  let t: TestApp;
+  before(async () => (t = await createTestApp()));
+  after(() => t.close());
+
+  it('creates an event: 201 with every key in order and the right types', async () => {
+    const res = await t.post('/events', {
+      as: 'administrator',
+      form: { title: 'Event 01', description: 'Event 01 description', excerpt: 'Event 01 excerpt', start_date: '2030-01-05 14:23:36', end_date: '2030-01-05 16:00:00' },
+    });
+    assert.equal(res.status, 201);
+    const e = res.body;
+    assert.deepEqual(Object.keys(e), KEYS);
+    assert.equal(typeof e.id, 'number');
+    assert.equal(e.global_id, `calendar.test?id=${e.id}`);
+    assert.deepEqual(e.global_id_lineage, [e.global_id]);
+    assert.equal(e.author, String(t.users.administrator.id));
+    assert.equal(e.status, 'publish');
+    assert.equal(e.url, `${PUBLIC_URL}/event/event-01/`);
+    assert.equal(e.rest_url, `${NS}/events/${e.id}`);
+    assert.equal(e.title, 'Event 01');
+    assert.equal(e.description, '<p>Event 01 description</p>');
+    assert.equal(e.excerpt, '<p>Event 01 excerpt</p>');
+    assert.equal(e.slug, 'event-01');
+    assert.equal(e.image, false);
+    assert.equal(e.all_day, false);
+    assert.equal(e.start_date, '2030-01-05 14:23:36');
+    assert.deepEqual(e.start_date_details, { year: '2030', month: '01', day: '05', hour: '14', minutes: '23', seconds: '36' });
+    assert.equal(e.end_date, '2030-01-05 16:00:00');
+    assert.equal(e.utc_start_date, '2030-01-05 14:23:36');
+    assert.equal(e.timezone, 'UTC');
+    assert.equal(e.timezone_abbr, 'UTC');
+    assert.equal(e.cost, '');
+    assert.deepEqual(e.cost_details, { currency_symbol: '', currency_code: '', currency_position: '', values: [] });
+    assert.equal(e.website, e.url, 'no website: the permalink');
+    for (const k of ['show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured']) assert.equal(e[k], false, k);
+    assert.deepEqual([e.categories, e.tags, e.venue, e.organizer, e.custom_fields], [[], [], [], [], []]);
+    assert.equal(e.json_ld, undefined, 'json_ld only on single reads');
+    assert.equal(res.headers.location, e.rest_url);
+  });
+
+  it('needs title, start_date and end_date (all named at once)', async () => {
+    const res = await t.post('/events', { as: 'administrator', form: { description: 'x' } });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.code, 'rest_missing_callback_param');
+    assert.deepEqual(res.body.data.params, ['title', 'start_date', 'end_date']);
+  });
+
+  it('validates every argument with rest_invalid_param', async () => {
+    const venue = await insertRawPost(t, 'venue');
+    const ok = { title: 'Valid', start_date: '2030-01-01 10:00', end_date: '2030-01-01 11:00' };
+    const cases: [string, unknown][] = [
+      ['title', ''],
+      ['start_date', ''],
+      ['start_date', 'before my birthday'],
+      ['end_date', 'foo'],
+      ['description', ''],
+      ['excerpt', ''],
+      ['slug', ''],
+      ['author', 23999],
+      ['author', 'foo'],
+      ['author', ''],
+      ['date', 'foo'],
+      ['date_utc', 'foo'],
+      ['status', 'kinda_thinking_about_it'],
+      ['timezone', 'Mars/Olympus'],
+      ['all_day', 'maybe'],
+      ['featured', 'yes'],
+      ['sticky', ''],
+      ['show_map', 'x'],
+      ['image', 23999],
+      ['image', String(venue)],
+      ['image', 'foo bar'],
+      ['image', ''],
+      ['image', 'ftp://example.org/a.png'],
+      ['website', 'foo'],
+      ['cost', { a: 1 }],
+      ['title', 42],
+    ];
+    for (const [name, value] of cases) {
+      const res = await t.post('/events', { as: 'administrator', json: { ...ok, [name]: value } });
+      assert.equal(res.status, 400, `${name}=${JSON.stringify(value)}`);
+      assert.equal(res.body.code, 'rest_invalid_param', `${name}=${JSON.stringify(value)}`);
+      assert.ok(name in res.body.data.params, `${name}=${JSON.stringify(value)}`);
+    }
+  });
+
+  it('answers 401 to anonymous and 403 to subscribers, after validation', async () => {
+    const ok = { title: 'X', start_date: '2030-01-01', end_date: '2030-01-01' };
+    assert.equal((await t.post('/events', { json: ok })).status, 401);
+    const sub = await t.post('/events', { as: 'subscriber', json: ok });
+    assert.equal(sub.status, 403);
+    assert.equal(sub.body.code, 'rest_forbidden');
+    assert.equal((await t.post('/events', { json: { title: 'X' } })).status, 400);
+  });
+
+  it('applies the status rules: publishers get what they ask, contributors pending/draft', async () => {
+    const s = async (as: any, status?: string) => (await makeEvent(t, status ? { status } : {}, as)).status;
+    assert.equal(await s('author'), 'publish');
+    assert.equal(await s('editor', 'draft'), 'draft');
+    assert.equal(await s('administrator', 'private'), 'private');
+    assert.equal(await s('contributor'), 'draft');
+    assert.equal(await s('contributor', 'publish'), 'pending');
+    assert.equal(await s('contributor', 'future'), 'pending');
+    assert.equal(await s('contributor', 'draft'), 'draft');
+  });
+
+  it('schedules events published with a future publication date', async () => {
+    const e = await makeEvent(t, { date: '+2 days' });
+    assert.equal(e.status, 'future');
+    const past = await makeEvent(t, { status: 'future', date: '2020-01-01 10:00' });
+    assert.equal(past.status, 'publish');
+    assert.equal(past.date, '2020-01-01 10:00:00');
+  });
+
+  it('reads dates in the event time zone, relative phrases included', async () => {
+    const hk = await makeEvent(t, { timezone: 'Asia/Hong_Kong', start_date: '2018-01-01 4pm', end_date: '2018-01-01 6pm' });
+    assert.equal(hk.start_date, '2018-01-01 16:00:00');
+    assert.equal(hk.utc_start_date, '2018-01-01 08:00:00');
+    assert.equal(hk.timezone, 'Asia/Hong_Kong');
+    const ny = await makeEvent(t, { timezone: 'America/New_York', start_date: 'tomorrow 9am', end_date: 'tomorrow 11am' });
+    assert.match(ny.start_date, / 09:00:00$/);
+    assert.match(ny.timezone_abbr, /^E[SD]T$/);
+    const offset = await makeEvent(t, { timezone: 'UTC+2', start_date: '2030-06-01 10:00', end_date: '2030-06-01 12:00' });
+    assert.equal(offset.utc_start_date, '2030-06-01 08:00:00');
+    assert.equal(offset.timezone_abbr, 'UTC+2');
+  });
+
+  it('computes UTC and abbreviations across DST', async () => {
+    const winter = await makeEvent(t, { timezone: 'America/New_York', start_date: '2030-01-15 10:00', end_date: '2030-01-15 12:00' });
+    assert.equal(winter.utc_start_date, '2030-01-15 15:00:00');
+    assert.equal(winter.timezone_abbr, 'EST');
+    const summer = await makeEvent(t, { timezone: 'America/New_York', start_date: '2030-07-15 10:00', end_date: '2030-07-15 12:00' });
+    assert.equal(summer.utc_start_date, '2030-07-15 14:00:00');
+    assert.equal(summer.timezone_abbr, 'EDT');
+    const across = await makeEvent(t, { timezone: 'Europe/Paris', start_date: '2030-03-30 22:00', end_date: '2030-03-31 05:00' });
+    assert.equal(across.utc_start_date, '2030-03-30 21:00:00');
+    assert.equal(across.utc_end_date, '2030-03-31 03:00:00');
+    assert.equal(across.timezone_abbr, 'CET');
+  });
+
+  it('defaults the time zone to SITE_TIMEZONE', async () => {
+    const site = await createTestApp({ SITE_TIMEZONE: 'America/New_York' });
+    try {
+      const e = await makeEvent(site, { start_date: 'tomorrow 9am', end_date: 'tomorrow 10am' });
+      assert.equal(e.timezone, 'America/New_York');
+      assert.match(e.start_date, / 09:00:00$/);
+      assert.match(e.utc_start_date, / 1[34]:00:00$/);
+    } finally {
+      await site.close();
+    }
+  });
+
+  it('keeps the quirks of the original: timestamps as UTC wall clock, written offsets as written', async () => {
+    const ts = await makeEvent(t, { timezone: 'America/New_York', start_date: '1893456000', end_date: '1893463200' });
+    assert.equal(ts.start_date, '2030-01-01 00:00:00');
+    assert.equal(ts.utc_start_date, '2030-01-01 05:00:00');
+    const iso = await makeEvent(t, { timezone: 'America/New_York', start_date: '2030-01-01T10:00:00+02:00', end_date: '2030-01-01T11:00:00+02:00' });
+    assert.equal(iso.start_date, '2030-01-01 10:00:00');
+  });
+
+  it('makes all-day events whole days, multi-day too', async () => {
+    const e = await makeEvent(t, { all_day: true, start_date: 'tomorrow 9am', end_date: '+5 days 11am' });
+    assert.equal(e.all_day, true);
+    assert.equal(e.start_date, `${tomorrowUtc()} 00:00:00`);
+    assert.equal(e.end_date, `${ymd(new Date(Date.now() + 5 * 86_400_000))} 23:59:59`);
+  });
+
+  it('sets an end before the start to the start', async () => {
+    const e = await makeEvent(t, { start_date: '2030-01-02 10:00', end_date: '2030-01-01 10:00' });
+    assert.equal(e.end_date, '2030-01-02 10:00:00');
+    assert.equal(e.utc_end_date, e.utc_start_date);
+  });
+
+  it('formats cost like the original', async () => {
+    const plain = await makeEvent(t, { cost: '23' });
+    assert.equal(plain.cost, '$23');
+    assert.deepEqual(plain.cost_details, { currency_symbol: '', currency_code: '', currency_position: '', values: ['23'] });
+    const postfix = await makeEvent(t, { cost: '20$' });
+    assert.equal(postfix.cost, '20$');
+    assert.equal(postfix.cost_details.currency_position, 'postfix');
+    const range = await makeEvent(t, { cost: ['0$', '20$', '30$'] });
+    assert.equal(range.cost, 'Free \u2013 30$');
+    assert.deepEqual(range.cost_details.values, ['0', '20', '30']);
+    const decimals = await t.post('/events', { as: 'editor', form: 'title=D&start_date=2030-01-01&end_date=2030-01-01&cost[]=8.50&cost[]=6.50' });
+    assert.deepEqual(decimals.body.cost_details.values, ['6.50', '8.50']);
+  });
+
+  it('escapes and validates websites', async () => {
+    const e = await makeEvent(t, { website: 'https://example.org/?a=1&b=2' });
+    assert.equal(e.website, 'https://example.org/?a=1&amp;b=2');
+    const empty = await makeEvent(t, { website: '' });
+    assert.equal(empty.website, '');
+  });
+
+  it('sets the flags', async () => {
+    const e = await makeEvent(t, { show_map: true, show_map_link: '1', hide_from_listings: 'true', sticky: 1, featured: true });
+    for (const k of ['show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured']) assert.equal(e[k], true, k);
+  });
+
+  it('assigns categories and tags by id, slug or name, creating unknown names, sorted by name', async () => {
+    const rock = await makeCategory(t, { name: 'Rock', slug: 'rock-music' });
+    const tag = await makeTag(t, { name: 'Loud' });
+    const e = await makeEvent(t, { categories: `cat2,${rock.id},cat1`, tags: [tag.id, 'outdoor'] });
+    assert.deepEqual(e.categories.map((c: any) => c.name), ['cat1', 'cat2', 'Rock']);
+    assert.deepEqual(Object.keys(e.categories[0]), ['name', 'slug', 'term_group', 'term_taxonomy_id', 'taxonomy', 'description', 'parent', 'count', 'filter', 'id', 'urls']);
+    assert.equal(e.categories[2].id, rock.id);
+    assert.equal(e.categories[2].count, 1);
+    assert.deepEqual(e.categories[2].urls, { self: `${NS}/categories/${rock.id}`, collection: `${NS}/categories` });
+    assert.deepEqual(e.tags.map((x: any) => x.name), ['Loud', 'outdoor']);
+    assert.equal(e.tags[0].taxonomy, 'post_tag');
+    const bySlug = await makeEvent(t, { categories: 'rock-music', tags: 'LOUD' });
+    assert.deepEqual(bySlug.categories.map((c: any) => c.id), [rock.id]);
+    assert.deepEqual(bySlug.tags.map((x: any) => x.id), [tag.id]);
+    const unknownId = await makeEvent(t, { categories: [999999] });
+    assert.deepEqual(unknownId.categories, [], 'unknown ids are skipped, never turned into names');
+  });
+
+  it('keeps HTML for editors and sanitises it for authors and contributors', async () => {
+    const html = '<p onclick="x()">Hi <script>alert(1)</script><iframe src="https://e.org"></iframe><b>there</b></p>';
+    const editor = await makeEvent(t, { description: html }, 'editor');
+    assert.equal(editor.description, html);
+    const author = await makeEvent(t, { description: html }, 'author');
+    assert.equal(author.description, '<p>Hi <b>there</b></p>');
+  });
+
+  it('makes slugs unique among published events, with drafts left empty until published', async () => {
+    const a = await makeEvent(t, { title: 'Same Title' });
+    const b = await makeEvent(t, { title: 'Same Title' });
+    const c = await makeEvent(t, { title: 'Other', slug: 'same-title' });
+    assert.deepEqual([a.slug, b.slug, c.slug], ['same-title', 'same-title-2', 'same-title-3']);
+    const draft = await makeEvent(t, { title: 'Draft one', status: 'draft' });
+    assert.equal(draft.slug, '');
+    assert.equal(draft.url, `${PUBLIC_URL}/?p=${draft.id}`);
+  });
+
+  it('takes images by stored id or by URL (reused), but never from a contributor', async () => {
+    const e = await makeEvent(t, { image: 'https://cdn.example.org/pics/photo.JPG' });
+    assert.equal(e.image.url, 'https://cdn.example.org/pics/photo.JPG');
+    assert.equal(e.image.extension, 'jpg');
+    assert.equal(typeof e.image.id, 'number');
+    const again = await makeEvent(t, { image: 'https://cdn.example.org/pics/photo.JPG' });
+    assert.equal(again.image.id, e.image.id);
+    const byId = await makeEvent(t, { image: e.image.id });
+    assert.equal(byId.image.url, e.image.url);
+    const byNumericString = await makeEvent(t, { image: String(e.image.id) });
+    assert.equal(byNumericString.image.id, e.image.id);
+    const contributor = await t.post('/events', {
+      as: 'contributor',
+      json: { title: 'C', start_date: '2030-01-01', end_date: '2030-01-01', image: 'https://cdn.example.org/x.png' },
+    });
+    assert.equal(contributor.status, 400);
+    assert.equal(contributor.body.code, 'rest_invalid_param');
+    const contributorById = await makeEvent(t, { image: e.image.id }, 'contributor');
+    assert.equal(contributorById.image.id, e.image.id);
+  });
+
+  it('lets editors write as another author, not contributors or authors', async () => {
+    const e = await makeEvent(t, { author: t.users.author.id }, 'editor');
+    assert.equal(e.author, String(t.users.author.id));
+    const res = await t.post('/events', {
+      as: 'contributor',
+      json: { title: 'C', start_date: '2030-01-01', end_date: '2030-01-01', author: t.users.editor.id },
+    });
+    assert.equal(res.status, 403);
+    assert.equal(res.body.code, 'rest_cannot_edit_others');
+    const self = await makeEvent(t, { author: t.users.contributor.id }, 'contributor');
+    assert.equal(self.author, String(t.users.contributor.id));
+  });
+
+  it('sets publication dates: date in the event zone, date_utc in UTC', async () => {
+    const e = await makeEvent(t, { date_utc: '2020-05-01 09:00:00' });
+    assert.equal(e.date_utc, '2020-05-01 09:00:00');
+    assert.equal(e.date, '2020-05-01 09:00:00');
+    const ny = await makeEvent(t, { timezone: 'America/New_York', date: '2020-05-01 09:00:00' });
+    assert.equal(ny.date_utc, '2020-05-01 13:00:00');
+  });
+
+  it('leaves nothing behind when a write fails', async () => {
+    const before = (await t.get('/categories', { query: { hide_empty: 0, per_page: 50, search: 'atomic' } })).body.total;
+    const res = await t.post('/events', {
+      as: 'administrator',
+      json: { title: 'Atomic', start_date: '2030-01-01', end_date: '2030-01-01', categories: 'atomic-new', image: 999999 },
+    });
+    assert.equal(res.status, 400);
+    const after = (await t.get('/categories', { query: { hide_empty: 0, per_page: 50, search: 'atomic' } })).body.total;
+    assert.equal(after, before);
+  });
+});
