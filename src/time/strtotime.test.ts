@@ -77,6 +77,9 @@ describe('parseDateInput', () => {
     assert.equal(wall('tomorrow 9:30'), '2025-01-16 09:30:00');
     assert.equal(wall('+5 days'), '2025-01-20 10:30:45');
     assert.equal(wall('+5 days 11am'), '2025-01-20 11:00:00');
+    assert.equal(wall('+10 days'), '2025-01-25 10:30:45');
+    assert.equal(wall('+20 days 2 hours'), '2025-02-04 12:30:45');
+    assert.equal(wall('+12 hours'), '2025-01-15 22:30:45');
     assert.equal(wall('+1 week'), '2025-01-22 10:30:45');
     assert.equal(wall('+5 weeks'), '2025-02-19 10:30:45');
     assert.equal(wall('-2 hours'), '2025-01-15 08:30:45');

@@ -157,16 +157,6 @@ const RULES: Rule[] = [
     re: /^t?(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?/,
     apply: (m, s) => setTime(s, Number(m[1]), Number(m[2]), Number(m[3] ?? 0)),
   },
-  {
-    re: new RegExp(`^${TZ_RE}(?![a-z\\d])`),
-    apply(m, s) {
-      if (s.offsetMinutes !== undefined) return false;
-      const offset = parseOffset(m[1]);
-      if (offset === undefined) return false;
-      s.offsetMinutes = offset;
-      return true;
-    },
-  },
   { re: /^now(?![a-z])/, apply: (_m, s) => ((s.now = true), true) },
   { re: /^(today|midnight)(?![a-z])/, apply: (_m, s) => ((s.resetTime = true), true) },
   { re: /^noon(?![a-z])/, apply: (_m, s) => setTime(s, 12, 0, 0) },
@@ -201,6 +191,17 @@ const RULES: Rule[] = [
       let n = Number(m[2]) * factor * (m[1] === '-' ? -1 : 1);
       if (m[4]) n = -n;
       s.relative[unit] += n;
+      return true;
+    },
+  },
+  // a bare offset comes after the relative units, so `+10 days` is ten days, not UTC+10
+  {
+    re: new RegExp(`^${TZ_RE}(?![a-z\\d])`),
+    apply(m, s) {
+      if (s.offsetMinutes !== undefined) return false;
+      const offset = parseOffset(m[1]);
+      if (offset === undefined) return false;
+      s.offsetMinutes = offset;
       return true;
     },
   },
