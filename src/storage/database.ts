@@ -128,6 +128,8 @@ export interface TermsTable {
   slug: string;
   description: string;
   parent_id: number;
+  /** Published events carrying the term, maintained by the writes. */
+  count: Generated<number>;
   created_at: string;
   modified_at: string;
 }

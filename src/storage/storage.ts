@@ -24,7 +24,8 @@ export class Storage {
 
   constructor(
     readonly dialect: Dialect,
-    private readonly db: Kysely<Database> = dialect.db,
+    /** The executor: the dialect's pool, or a transaction. */
+    readonly db: Kysely<Database> = dialect.db,
     private readonly inTransaction = false,
   ) {
     this.users = new UserStore(db);

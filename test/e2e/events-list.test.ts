@@ -290,3 +290,36 @@ describe('events list: per_page cap', () => {
     }
   });
 });
+
+describe('events list: query budget', () => {
+  it('costs the same few queries for 4 events as for 50, terms and images included', async () => {
+    let queries = 0;
+    const t = await createTestApp({}, { onQuery: () => void queries++ });
+    try {
+      for (let i = 0; i < 60; i++) {
+        await makeEvent(t, {
+          title: `E${i}`,
+          start_date: `+${i + 1} hours`,
+          end_date: `+${i + 2} hours`,
+          categories: `c${i % 5}`,
+          tags: `t${i % 7},u${i % 3}`,
+          image: `https://cdn.example.org/${i % 4}.png`,
+        });
+      }
+      const count = async (query: Record<string, string | number>) => {
+        queries = 0;
+        const res = await t.get('/events', { query });
+        assert.equal(res.status, 200);
+        return queries;
+      };
+      const small = await count({ per_page: 4 });
+      const large = await count({ per_page: 50 });
+      assert.equal(large, small);
+      assert.ok(small <= 4, `a page costs ${small} queries`);
+      const filtered = await count({ per_page: 50, categories: 'c1', search: 'E', tags: 't2' });
+      assert.ok(filtered <= small + 4, `a filtered page costs ${filtered} queries`);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -18,10 +18,10 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(options: { sqlitePath?: string } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(options: { sqlitePath?: string; onQuery?: (sql: string) => void } = {}): Promise<TestDatabase> {
   if (DIALECT === 'postgres') {
     const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
-    const dialect = new PostgresDialect({ url: POSTGRES_URL, schema, max: 4 });
+    const dialect = new PostgresDialect({ url: POSTGRES_URL, schema, max: 4, onQuery: options.onQuery });
     await dialect.prepare();
     const storage = new Storage(dialect);
     await storage.migrate();
@@ -35,7 +35,7 @@ export async function createTestDatabase(options: { sqlitePath?: string } = {}):
     };
   }
   const path = options.sqlitePath ?? ':memory:';
-  const storage = new Storage(new SqliteDialect({ path }));
+  const storage = new Storage(new SqliteDialect({ path, onQuery: options.onQuery }));
   await storage.migrate();
   return {
     storage,

@@ -58,6 +58,7 @@ export async function insertRawEvent(
   for (const termId of options.termIds ?? []) {
     await db.insertInto('term_relationships').values({ post_id: post.id, term_id: termId }).execute();
   }
+  await t.storage.terms.recount();
   return post.id;
 }
 

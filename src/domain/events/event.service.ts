@@ -163,6 +163,7 @@ export class EventService {
         };
         const newId = await tx.events.insert(post, event);
         await this.assignTerms(tx, newId, input);
+        await this.recount(tx, newId, [], false, status === 'publish');
         return newId;
       }),
     );
@@ -243,8 +244,10 @@ export class EventService {
         if (input.hideFromListings !== undefined) event.hide_from_listings = flag(input.hideFromListings ?? false);
         if (input.featured !== undefined) event.featured = flag(input.featured ?? false);
 
+        const termsBefore = await tx.terms.idsForPost(id);
         await tx.events.update(id, post, event);
         await this.assignTerms(tx, id, input);
+        await this.recount(tx, id, termsBefore, current.status === 'publish', status === 'publish');
       }),
     );
     return this.view(id);
@@ -265,6 +268,7 @@ export class EventService {
       const current = await tx.events.find(id);
       if (!current) throw errors.eventNotFound(id);
       if (current.status === 'trash') throw errors.eventInTrash(id);
+      await this.recount(tx, id, await tx.terms.idsForPost(id), current.status === 'publish', false);
       await tx.events.update(
         id,
         {
@@ -360,6 +364,18 @@ export class EventService {
       const ids = await this.tags.resolveForPost(tx, input.tags ?? []);
       await tx.terms.setForPost(id, 'post_tag', ids);
     }
+  }
+
+  /**
+   * Keeps term counts (published events per term) exact: the terms the event had count it no more if it was
+   * published; the terms it has now count it if it is published now.
+   */
+  private async recount(tx: Storage, id: number, before: readonly number[], wasPublished: boolean, isPublished: boolean) {
+    const after = before.length === 0 && !wasPublished && !isPublished ? [] : await tx.terms.idsForPost(id);
+    const deltas = new Map<number, number>();
+    if (wasPublished) for (const t of before) deltas.set(t, (deltas.get(t) ?? 0) - 1);
+    if (isPublished) for (const t of after) deltas.set(t, (deltas.get(t) ?? 0) + 1);
+    await tx.terms.adjustCounts(deltas);
   }
 
   /** An image id must name a stored image; a URL becomes (or reuses) an external image. null/'' clear. */

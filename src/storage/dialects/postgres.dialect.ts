@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { Kysely, PostgresDialect as KyselyPostgres, sql, type ColumnDefinitionBuilder, type Expression } from 'kysely';
+import { Kysely, type LogEvent, PostgresDialect as KyselyPostgres, sql, type ColumnDefinitionBuilder, type Expression } from 'kysely';
 import type { Database } from '../database.js';
 import { StorageError, type Dialect } from './dialect.js';
 
@@ -12,6 +12,8 @@ export interface PostgresOptions {
   /** Schema to work in (tests use a fresh one per file); created when missing. */
   schema?: string;
   max?: number;
+  /** Called with every query's SQL (tests count queries with it). */
+  onQuery?: (sql: string) => void;
 }
 
 const MIGRATION_LOCK_KEY = 724_151_903;
@@ -32,7 +34,17 @@ export class PostgresDialect implements Dialect {
     });
     // An idle client losing its server must not crash the process; the next query reconnects.
     this.pool.on('error', () => {});
-    this.db = new Kysely<Database>({ dialect: new KyselyPostgres({ pool: this.pool }) });
+    const onQuery = options.onQuery;
+    this.db = new Kysely<Database>({
+      dialect: new KyselyPostgres({ pool: this.pool }),
+      ...(onQuery
+        ? {
+            log: (event: LogEvent) => {
+              if (event.level === 'query') onQuery(event.query.sql);
+            },
+          }
+        : {}),
+    });
   }
 
   /** Creates the configured schema if it does not exist. */

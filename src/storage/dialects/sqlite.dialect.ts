@@ -1,13 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, SqliteDialect as KyselySqlite, sql, type ColumnDefinitionBuilder, type Expression } from 'kysely';
+import { Kysely, type LogEvent, SqliteDialect as KyselySqlite, sql, type ColumnDefinitionBuilder, type Expression } from 'kysely';
 import type { Database } from '../database.js';
 import { StorageError, type Dialect } from './dialect.js';
 
 export interface SqliteOptions {
   /** File path, or `:memory:`. */
   path: string;
+  /** Called with every query's SQL (tests count queries with it). */
+  onQuery?: (sql: string) => void;
 }
 
 export function openSqlite(options: SqliteOptions): SqliteDialect {
@@ -30,7 +32,17 @@ export class SqliteDialect implements Dialect {
     this.raw.function('ulower', { deterministic: true }, (value: unknown) =>
       typeof value === 'string' ? value.toLowerCase() : value,
     );
-    this.db = new Kysely<Database>({ dialect: new KyselySqlite({ database: this.raw }) });
+    const onQuery = options.onQuery;
+    this.db = new Kysely<Database>({
+      dialect: new KyselySqlite({ database: this.raw }),
+      ...(onQuery
+        ? {
+            log: (event: LogEvent) => {
+              if (event.level === 'query') onQuery(event.query.sql);
+            },
+          }
+        : {}),
+    });
   }
 
   autoId(col: ColumnDefinitionBuilder): ColumnDefinitionBuilder {

@@ -146,6 +146,8 @@ export const initial: Migration = {
       .addColumn('slug', 'varchar(200)', (c) => c.notNull())
       .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
       .addColumn('parent_id', 'integer', (c) => c.notNull().defaultTo(0))
+      // published events carrying the term, kept up to date by every write (WordPress' term count)
+      .addColumn('count', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('created_at', 'varchar(19)', (c) => c.notNull())
       .addColumn('modified_at', 'varchar(19)', (c) => c.notNull())
       .addUniqueConstraint('terms_taxonomy_slug', ['taxonomy', 'slug'])

@@ -1,21 +1,10 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { Term, TermListQuery } from '../../domain/terms/term.js';
 import type { Database, NewTerm, Taxonomy, TermRow, TermUpdate } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
 import { likeContains } from './like.js';
 
-type TermWithCount = TermRow & { count: number };
-
-/** Published events carrying `terms.id` (WordPress' term count). */
-function countOf(eb: ExpressionBuilder<Database & { terms: Database['terms'] }, 'terms'>) {
-  return eb
-    .selectFrom('term_relationships as tr')
-    .innerJoin('posts as p', 'p.id', 'tr.post_id')
-    .whereRef('tr.term_id', '=', 'terms.id')
-    .where('p.type', '=', 'event')
-    .where('p.status', '=', 'publish')
-    .select((e) => e.fn.countAll<number>().as('n'));
-}
+type TermWithCount = TermRow;
 
 function toTerm(row: TermWithCount): Term {
   return {
@@ -37,7 +26,7 @@ export class TermStore {
   ) {}
 
   private withCount(db: Kysely<Database> = this.db) {
-    return db.selectFrom('terms').selectAll('terms').select((eb) => countOf(eb).as('count'));
+    return db.selectFrom('terms').selectAll('terms');
   }
 
   async find(taxonomy: Taxonomy, id: number): Promise<Term | undefined> {
@@ -148,17 +137,7 @@ export class TermStore {
           .selectFrom('terms as t')
           .select(['t.id', 't.parent_id'])
           .where('t.taxonomy', '=', taxonomy)
-          .where((eb) =>
-            eb.exists(
-              eb
-                .selectFrom('term_relationships as tr')
-                .innerJoin('posts as p', 'p.id', 'tr.post_id')
-                .select('tr.term_id')
-                .whereRef('tr.term_id', '=', 't.id')
-                .where('p.type', '=', 'event')
-                .where('p.status', '=', 'publish'),
-            ),
-          )
+          .where('t.count', '>', 0)
           .union((qb2) =>
             qb2
               .selectFrom('terms as t2')
@@ -236,6 +215,44 @@ export class TermStore {
       result.set(row.post_id, list);
     }
     return result;
+  }
+
+  /** The term ids a post carries (both taxonomies). */
+  async idsForPost(postId: number): Promise<number[]> {
+    const rows = await this.db.selectFrom('term_relationships').select('term_id').where('post_id', '=', postId).execute();
+    return rows.map((r) => r.term_id);
+  }
+
+  /** Adds each delta to its term's count (one statement per distinct delta). */
+  async adjustCounts(deltas: ReadonlyMap<number, number>): Promise<void> {
+    const byDelta = new Map<number, number[]>();
+    for (const [id, delta] of deltas) {
+      if (delta === 0) continue;
+      byDelta.set(delta, [...(byDelta.get(delta) ?? []), id]);
+    }
+    for (const [delta, ids] of byDelta) {
+      await this.db
+        .updateTable('terms')
+        .set((eb) => ({ count: eb('count', '+', delta) }))
+        .where('id', 'in', ids)
+        .execute();
+    }
+  }
+
+  /** Recounts from scratch (repairs, imports and tests that write relationships directly). */
+  async recount(): Promise<void> {
+    await this.db
+      .updateTable('terms')
+      .set((eb) => ({
+        count: eb
+          .selectFrom('term_relationships as tr')
+          .innerJoin('posts as p', 'p.id', 'tr.post_id')
+          .whereRef('tr.term_id', '=', 'terms.id')
+          .where('p.type', '=', 'event')
+          .where('p.status', '=', 'publish')
+          .select((e) => e.fn.countAll<number>().as('n')),
+      }))
+      .execute();
   }
 
   /** Replaces the post's terms of one taxonomy. */
