@@ -110,6 +110,16 @@ export const errors = {
   eventPageNotFound: () =>
     new ApiError('event-archive-page-not-found', 404, 'The requested page of events does not exist.'),
 
+  // --- venues and organizers (The Events Calendar) ---
+  linkedNotAccessible: (type: 'venue' | 'organizer') =>
+    new ApiError(`${type}-not-accessible`, 403, `The requested ${type} is not accessible.`),
+  linkedInTrash: (type: 'venue' | 'organizer', id: number) =>
+    new ApiError(`${type}-is-in-trash`, 410, `The ${type} with ID ${id} is already in the trash.`),
+  linkedPageNotFound: (type: 'venue' | 'organizer') =>
+    new ApiError(`${type}-archive-page-not-found`, 404, `The requested page of ${type}s does not exist.`),
+  couldNotCreateLinked: (type: 'venue' | 'organizer', reason: string) =>
+    new ApiError(`could-not-create-${type}`, 400, `Could not create the ${type}: ${reason}`),
+
   // --- terms (WordPress core) ---
   termExists: (termId: number) =>
     new ApiError('term_exists', 400, 'A term with the name provided already exists with this parent.', {

@@ -11,6 +11,8 @@ import { SqliteDialect } from './dialects/sqlite.dialect.js';
 import { migrate } from './migrations/migrator.js';
 import { EventStore } from './stores/event.store.js';
 import { ImageStore } from './stores/image.store.js';
+import { LinkedStore } from './stores/linked.store.js';
+import type { OrganizerRecord, VenueRecord } from '../domain/linked/linked.js';
 import { PostStore } from './stores/post.store.js';
 import { TermStore } from './stores/term.store.js';
 import { UserStore } from './stores/user.store.js';
@@ -21,6 +23,8 @@ export class Storage {
   readonly posts: PostStore;
   readonly events: EventStore;
   readonly images: ImageStore;
+  readonly venues: LinkedStore<VenueRecord>;
+  readonly organizers: LinkedStore<OrganizerRecord>;
 
   constructor(
     readonly dialect: Dialect,
@@ -33,6 +37,8 @@ export class Storage {
     this.posts = new PostStore(db);
     this.events = new EventStore(db, dialect);
     this.images = new ImageStore(db);
+    this.venues = new LinkedStore<VenueRecord>(db, dialect, 'venue');
+    this.organizers = new LinkedStore<OrganizerRecord>(db, dialect, 'organizer');
   }
 
   /**

@@ -6,14 +6,13 @@ import type { Config } from '../../config/config.js';
 import type { Storage } from '../../storage/storage.js';
 import type { ImageRecord } from '../../storage/stores/image.store.js';
 import type { EventFields, EventPostFields } from '../../storage/stores/event.store.js';
-import { StorageError } from '../../storage/dialects/dialect.js';
-import { formatUtcMs, formatWall, getZone, parseWall, utcMsToZonedWall, wallToMs, zonedWallToUtcMs } from '../../time/zones.js';
+import { getZone, parseWall } from '../../time/zones.js';
 import { isAuthenticated, type Actor } from '../actor.js';
-import { sanitizeHtml } from '../content/html.js';
 import { errors } from '../errors.js';
 import { can, canDeletePost, canEditPost, canReadPost } from '../policies.js';
 import { applyScheduling, needsSlug, scaleBackStatus, SLUG_UNIQUE_STATUSES, TRASHED_SUFFIX } from '../posts/status.js';
 import { sanitizeSlug, uniqueSlug } from '../slugs.js';
+import { assertMayWrite, filterHtml, postStamp, publicationMs, resolveImage, retryOnConflict } from '../posts/post-writes.js';
 import type { Term } from '../terms/term.js';
 import type { TermService } from '../terms/term.service.js';
 import { deriveCurrency } from './cost.js';
@@ -28,7 +27,6 @@ export interface EventView {
   readonly image: ImageRecord | undefined;
 }
 
-const RETRIES = 4;
 const flag = (b: boolean) => (b ? 1 : 0) as 0 | 1;
 
 export class EventService {
@@ -113,30 +111,30 @@ export class EventService {
   async create(actor: Actor, input: EventInput): Promise<EventView> {
     if (!can(actor, 'edit_posts')) throw errors.forbidden(isAuthenticated(actor));
     const user = actor as Extract<Actor, { kind: 'user' }>;
-    this.assertMayWrite(actor, input);
+    assertMayWrite(actor, input);
     const nowMs = this.clock();
     const zoneName = this.zoneName(input.timezone);
     const start = this.date('start_date', input.startDate!, zoneName, nowMs);
     const end = this.date('end_date', input.endDate!, zoneName, nowMs);
     const dates = computeEventDates(start, end, input.allDay ?? false, zoneName);
-    const published = this.publication(input, zoneName, nowMs) ?? nowMs;
+    const published = publicationMs(input, zoneName, nowMs) ?? nowMs;
     const status = applyScheduling(scaleBackStatus(actor, input.status ?? undefined), published, nowMs);
-    const now = this.stamp(nowMs);
-    const pub = this.stamp(published);
+    const now = postStamp(nowMs, this.config.siteTimezone);
+    const pub = postStamp(published, this.config.siteTimezone);
     const cost = input.cost ?? [];
     const currency = deriveCurrency(cost);
 
-    const id = await this.retry(() =>
+    const id = await retryOnConflict(() =>
       this.storage.transaction(async (tx) => {
-        const imageId = await this.resolveImage(tx, actor, input.image, now);
+        const imageId = await resolveImage(tx, actor, input.image, now);
         const slug = await this.slug(tx, input.slug ?? undefined, '', input.title ?? '', status);
         const post: EventPostFields = {
           status,
           status_before_trash: null,
           author_id: input.author ?? user.id,
-          title: this.html(actor, input.title ?? ''),
-          content: this.html(actor, input.description ?? ''),
-          excerpt: this.html(actor, input.excerpt ?? ''),
+          title: filterHtml(actor, input.title ?? ''),
+          content: filterHtml(actor, input.description ?? ''),
+          excerpt: filterHtml(actor, input.excerpt ?? ''),
           slug,
           password: '',
           parent_id: 0,
@@ -178,14 +176,14 @@ export class EventService {
     }
     if (!canEditPost(actor, access)) throw errors.forbidden(isAuthenticated(actor));
     if (access.type !== 'event') throw errors.invalidEventId(id);
-    this.assertMayWrite(actor, input);
+    assertMayWrite(actor, input);
     const nowMs = this.clock();
 
-    await this.retry(() =>
+    await retryOnConflict(() =>
       this.storage.transaction(async (tx) => {
         const current = await tx.events.find(id);
         if (!current) throw errors.eventNotFound(id);
-        const now = this.stamp(nowMs);
+        const now = postStamp(nowMs, this.config.siteTimezone);
         const post: Partial<EventPostFields> = { modified: now.local, modified_utc: now.utc };
         const event: Partial<EventFields> = {};
 
@@ -202,10 +200,10 @@ export class EventService {
         }
 
         let publishedMs = Date.parse(`${current.dateUtc.replace(' ', 'T')}Z`);
-        const published = this.publication(input, zoneName, nowMs);
+        const published = publicationMs(input, zoneName, nowMs);
         if (published !== undefined) {
           publishedMs = published;
-          const pub = this.stamp(published);
+          const pub = postStamp(published, this.config.siteTimezone);
           post.date = pub.local;
           post.date_utc = pub.utc;
         }
@@ -219,12 +217,12 @@ export class EventService {
           else if (current.status === 'trash') post.status_before_trash = null;
         }
 
-        if (input.title !== undefined) post.title = this.html(actor, input.title);
-        if (input.description !== undefined) post.content = this.html(actor, input.description ?? '');
-        if (input.excerpt !== undefined) post.excerpt = this.html(actor, input.excerpt ?? '');
+        if (input.title !== undefined) post.title = filterHtml(actor, input.title);
+        if (input.description !== undefined) post.content = filterHtml(actor, input.description ?? '');
+        if (input.excerpt !== undefined) post.excerpt = filterHtml(actor, input.excerpt ?? '');
         if (input.author !== undefined && input.author !== null) post.author_id = input.author;
         if (input.sticky !== undefined) post.menu_order = input.sticky ? -1 : 0;
-        if (input.image !== undefined) post.image_id = await this.resolveImage(tx, actor, input.image, now);
+        if (input.image !== undefined) post.image_id = await resolveImage(tx, actor, input.image, now);
 
         const untrashed = current.slug.endsWith(TRASHED_SUFFIX) ? current.slug.slice(0, -TRASHED_SUFFIX.length) : current.slug;
         let slug = await this.slug(tx, input.slug ?? undefined, untrashed, input.title ?? current.title, status, id);
@@ -263,7 +261,7 @@ export class EventService {
     if (!canDeletePost(actor, access)) throw errors.forbidden(isAuthenticated(actor));
     if (access.type !== 'event') throw errors.invalidEventId(id);
     if (access.status === 'trash') throw errors.eventInTrash(id);
-    const now = this.stamp(this.clock());
+    const now = postStamp(this.clock(), this.config.siteTimezone);
     await this.storage.transaction(async (tx) => {
       const current = await tx.events.find(id);
       if (!current) throw errors.eventNotFound(id);
@@ -292,15 +290,6 @@ export class EventService {
     return (await this.views([record]))[0];
   }
 
-  /** Writing as someone else, or setting an image by URL, needs more than creating does. */
-  private assertMayWrite(actor: Actor, input: EventInput): void {
-    const userId = actor.kind === 'user' ? actor.id : 0;
-    if (input.author !== undefined && input.author !== null && input.author !== userId && !can(actor, 'edit_others_posts')) {
-      throw errors.cannotEditOthers();
-    }
-    if (typeof input.image === 'string' && !can(actor, 'upload_files')) throw errors.cannotUploadImage();
-  }
-
   private zoneName(timezone: string | null | undefined): string {
     return timezone ? canonicalZoneName(timezone) : this.config.siteTimezone;
   }
@@ -309,32 +298,6 @@ export class EventService {
     const parsed = readDate(input, getZone(zoneName), nowMs);
     if (!parsed) throw errors.invalidParam(name);
     return parsed.wall;
-  }
-
-  /** The publication instant from `date_utc` (read as UTC) or `date` (read in the event's zone). */
-  private publication(input: EventInput, zoneName: string, nowMs: number): number | undefined {
-    if (input.dateUtc) {
-      const parsed = readDate(input.dateUtc, getZone('UTC'), nowMs);
-      if (!parsed) throw errors.invalidParam('date_utc');
-      return parsed.instantMs ?? wallToMs(parsed.wall);
-    }
-    if (input.date) {
-      const zone = getZone(zoneName);
-      const parsed = readDate(input.date, zone, nowMs);
-      if (!parsed) throw errors.invalidParam('date');
-      return parsed.instantMs ?? zonedWallToUtcMs(parsed.wall, zone);
-    }
-    return undefined;
-  }
-
-  /** A post date pair: site-local and UTC. */
-  private stamp(ms: number): { local: string; utc: string } {
-    return { local: formatWall(utcMsToZonedWall(ms, getZone(this.config.siteTimezone))), utc: formatUtcMs(ms) };
-  }
-
-  /** HTML as sent for editors and administrators; a safe subset for everyone else. */
-  private html(actor: Actor, text: string): string {
-    return can(actor, 'unfiltered_html') ? text : sanitizeHtml(text);
   }
 
   /**
@@ -378,31 +341,5 @@ export class EventService {
     await tx.terms.adjustCounts(deltas);
   }
 
-  /** An image id must name a stored image; a URL becomes (or reuses) an external image. null/'' clear. */
-  private async resolveImage(
-    tx: Storage,
-    actor: Actor,
-    image: number | string | null | undefined,
-    now: { local: string; utc: string },
-  ): Promise<number | null> {
-    if (image === undefined || image === null || image === '') return null;
-    if (typeof image === 'number') {
-      if (!(await tx.images.find(image))) throw errors.invalidParam('image');
-      return image;
-    }
-    const existing = await tx.images.findByUrl(image);
-    if (existing) return existing.id;
-    return (await tx.images.createExternal(image, actor.kind === 'user' ? actor.id : 0, now)).id;
-  }
 
-  private async retry<T>(fn: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await fn();
-      } catch (error) {
-        const again = error instanceof StorageError && (error.kind === 'unique' || error.kind === 'busy');
-        if (!again || attempt >= RETRIES) throw error;
-      }
-    }
-  }
 }

@@ -66,7 +66,14 @@ export interface EventInput {
   /** Term ids, slugs or names; `[]` clears. */
   readonly categories?: readonly (number | string)[] | null;
   readonly tags?: readonly (number | string)[] | null;
+  /** A venue id, or the fields of a venue to create (or reuse); null clears. */
+  readonly venue?: LinkedRef | null;
+  /** Organizer ids and/or fields of organizers to create (or reuse), in order; null or [] clears. */
+  readonly organizers?: readonly LinkedRef[] | null;
 }
+
+/** A venue or organizer named in an event write: an existing id, or what to create. */
+export type LinkedRef = { readonly id: number } | { readonly create: import('../linked/linked.js').LinkedInput };
 
 /** Who may see which events in a list (DECISIONS.md: never what the caller may not read). */
 export type Visibility =
@@ -90,6 +97,13 @@ export interface EventListFilter {
   readonly featured?: boolean;
   readonly include?: readonly number[];
   readonly postParent?: number;
+  /** Events at one of these venues / with one of these organizers. */
+  readonly venueIds?: readonly number[];
+  readonly organizerIds?: readonly number[];
+  /** Events whose venue has (true) or lacks (false) coordinates. */
+  readonly hasGeo?: boolean;
+  /** Events whose venue lies within `km` of a point, nearest first. */
+  readonly near?: { readonly lat: number; readonly lng: number; readonly km: number };
   /** Order by publication date (the original's order with `include`) instead of start date. */
   readonly orderByDate?: boolean;
 }

@@ -10,11 +10,9 @@ import { errors } from '../errors.js';
 import { canManageCategories, canManageTags } from '../policies.js';
 import { sanitizeSlug, uniqueSlug } from '../slugs.js';
 import type { Storage } from '../../storage/storage.js';
-import { StorageError } from '../../storage/dialects/dialect.js';
+import { retryOnConflict } from '../posts/post-writes.js';
 import { nowUtc } from '../../time/clock.js';
 import type { TaxonomyInfo, Term, TermInput, TermListQuery } from './term.js';
-
-const RETRIES_ON_CONFLICT = 3;
 
 export class TermService {
   constructor(
@@ -50,7 +48,7 @@ export class TermService {
   async create(actor: Actor, input: TermInput & { name: string }): Promise<Term> {
     this.assertCanManage(actor);
     if (!this.info.hierarchical && input.parent !== undefined) throw errors.taxonomyNotHierarchical();
-    return this.retryOnConflict(() =>
+    return retryOnConflict(() =>
       this.storage.transaction(async (tx) => {
         const parentId = input.parent ?? 0;
         if (parentId !== 0 && !(await tx.terms.find(this.info.taxonomy, parentId))) throw errors.invalidParam('parent');
@@ -77,7 +75,7 @@ export class TermService {
   async update(actor: Actor, id: number, input: TermInput): Promise<Term> {
     this.assertCanManage(actor);
     if (!this.info.hierarchical && input.parent !== undefined) throw errors.taxonomyNotHierarchical();
-    return this.retryOnConflict(() =>
+    return retryOnConflict(() =>
       this.storage.transaction(async (tx) => {
         const term = await tx.terms.find(this.info.taxonomy, id);
         if (!term) throw errors.invalidParam('id');
@@ -197,15 +195,5 @@ export class TermService {
     return [...ids];
   }
 
-  /** Concurrent writers racing for one slug: the loser runs again and sees the winner's term. */
-  private async retryOnConflict<T>(fn: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await fn();
-      } catch (error) {
-        const retry = error instanceof StorageError && (error.kind === 'unique' || error.kind === 'busy');
-        if (!retry || attempt >= RETRIES_ON_CONFLICT) throw error;
-      }
-    }
-  }
+
 }

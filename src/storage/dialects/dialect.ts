@@ -15,6 +15,8 @@ export interface Dialect {
   autoId(col: ColumnDefinitionBuilder): ColumnDefinitionBuilder;
   /** Unicode-aware lower-casing of a text expression (for case-insensitive search and ordering). */
   lower(expr: Expression<string>): RawBuilder<string>;
+  /** Great-circle distance in km between two points given as SQL expressions and numbers. */
+  distanceKm(lat: Expression<number | null>, lng: Expression<number | null>, toLat: number, toLng: number): RawBuilder<number>;
   /** Runs `fn` in a write transaction that takes the write lock up front (no lock-upgrade deadlocks). */
   writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /** Serialises schema migrations across processes. */

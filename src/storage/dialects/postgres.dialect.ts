@@ -72,6 +72,12 @@ export class PostgresDialect implements Dialect {
     return sql<string>`lower(${expr})`;
   }
 
+  distanceKm(lat: Expression<number | null>, lng: Expression<number | null>, toLat: number, toLng: number) {
+    const lat0 = sql`cast(${toLat} as double precision)`;
+    const lng0 = sql`cast(${toLng} as double precision)`;
+    return sql<number>`(2 * 6371.0088 * asin(least(1, sqrt(power(sin(radians(${lat} - ${lat0}) / 2), 2) + cos(radians(${lat0})) * cos(radians(${lat})) * power(sin(radians(${lng} - ${lng0}) / 2), 2)))))`;
+  }
+
   writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(fn);
   }

@@ -16,6 +16,16 @@ export function openSqlite(options: SqliteOptions): SqliteDialect {
   return new SqliteDialect(options);
 }
 
+const EARTH_KM = 6371.0088;
+
+export function haversineKm(lat1: number, lng1: number, lat2: number, lng2: number): number {
+  const rad = Math.PI / 180;
+  const dLat = (lat2 - lat1) * rad;
+  const dLng = (lng2 - lng1) * rad;
+  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(dLng / 2) ** 2;
+  return 2 * EARTH_KM * Math.asin(Math.min(1, Math.sqrt(a)));
+}
+
 export class SqliteDialect implements Dialect {
   readonly name = 'sqlite' as const;
   readonly db: Kysely<Database>;
@@ -31,6 +41,9 @@ export class SqliteDialect implements Dialect {
     // SQLite's lower() folds ASCII only; this one folds every script, like PostgreSQL's.
     this.raw.function('ulower', { deterministic: true }, (value: unknown) =>
       typeof value === 'string' ? value.toLowerCase() : value,
+    );
+    this.raw.function('geo_distance_km', { deterministic: true }, (lat1: unknown, lng1: unknown, lat2: unknown, lng2: unknown) =>
+      lat1 === null || lng1 === null ? null : haversineKm(Number(lat1), Number(lng1), Number(lat2), Number(lng2)),
     );
     const onQuery = options.onQuery;
     this.db = new Kysely<Database>({
@@ -51,6 +64,10 @@ export class SqliteDialect implements Dialect {
 
   lower(expr: Expression<string>) {
     return sql<string>`ulower(${expr})`;
+  }
+
+  distanceKm(lat: Expression<number | null>, lng: Expression<number | null>, toLat: number, toLng: number) {
+    return sql<number>`geo_distance_km(${lat}, ${lng}, ${toLat}, ${toLng})`;
   }
 
   async writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {

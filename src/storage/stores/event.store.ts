@@ -93,6 +93,42 @@ export class EventStore {
     if (Object.keys(event).length > 0) await this.db.updateTable('events').set(event).where('post_id', '=', id).execute();
   }
 
+  /** Organizer ids of each event, in link order: one query for any number of events. */
+  async organizersFor(eventIds: readonly number[]): Promise<Map<number, number[]>> {
+    const out = new Map<number, number[]>();
+    if (eventIds.length === 0) return out;
+    const rows = await this.db
+      .selectFrom('event_organizers')
+      .select(['event_id', 'organizer_id'])
+      .where('event_id', 'in', [...new Set(eventIds)])
+      .orderBy('event_id')
+      .orderBy('position')
+      .execute();
+    for (const r of rows) out.set(r.event_id, [...(out.get(r.event_id) ?? []), r.organizer_id]);
+    return out;
+  }
+
+  async setOrganizers(eventId: number, organizerIds: readonly number[]): Promise<void> {
+    await this.db.deleteFrom('event_organizers').where('event_id', '=', eventId).execute();
+    const unique = [...new Set(organizerIds)];
+    if (unique.length > 0) {
+      await this.db
+        .insertInto('event_organizers')
+        .values(unique.map((organizer_id, position) => ({ event_id: eventId, organizer_id, position })))
+        .execute();
+    }
+  }
+
+  /** Takes a trashed venue off every event that had it. */
+  async unlinkVenue(venueId: number): Promise<void> {
+    await this.db.updateTable('events').set({ venue_id: null }).where('venue_id', '=', venueId).execute();
+  }
+
+  /** Takes a trashed organizer off every event that had it (and only that organizer). */
+  async unlinkOrganizer(organizerId: number): Promise<void> {
+    await this.db.deleteFrom('event_organizers').where('organizer_id', '=', organizerId).execute();
+  }
+
   /** Slugs of events that count for uniqueness, equal to `base` or `base-N`. */
   async takenSlugs(base: string, statuses: readonly string[], excludeId?: number): Promise<Set<string>> {
     let q = this.db
@@ -121,6 +157,37 @@ export class EventStore {
     if (f.featured !== undefined) c.push(eb('events.featured', '=', f.featured ? 1 : 0));
     if (f.include) c.push(f.include.length > 0 ? eb('posts.id', 'in', [...f.include]) : sql<SqlBool>`1 = 0`);
     if (f.postParent !== undefined) c.push(eb('posts.parent_id', '=', f.postParent));
+    if (f.venueIds) c.push(eb('events.venue_id', 'in', [...f.venueIds]));
+    if (f.organizerIds) {
+      c.push(
+        eb('posts.id', 'in', eb.selectFrom('event_organizers').select('event_organizers.event_id').where('event_organizers.organizer_id', 'in', [...f.organizerIds])),
+      );
+    }
+    if (f.hasGeo !== undefined || f.near) {
+      const located = eb.selectFrom('venues').select('venues.post_id').where('venues.geo_lat', 'is not', null).where('venues.geo_lng', 'is not', null);
+      if (f.hasGeo === false) c.push(eb.or([eb('events.venue_id', 'is', null), eb('events.venue_id', 'not in', located)]));
+      else c.push(eb('events.venue_id', 'in', located));
+    }
+    if (f.near) {
+      // a bounding box an index can serve, then the exact distance
+      const { lat, lng, km } = f.near;
+      const dLat = km / 110.574;
+      const cos = Math.cos((lat * Math.PI) / 180);
+      const dLng = cos > 0.01 ? km / (111.32 * cos) : 360;
+      c.push(
+        eb(
+          'events.venue_id',
+          'in',
+          eb
+            .selectFrom('venues')
+            .select('venues.post_id')
+            .where('venues.geo_lat', '>=', lat - dLat)
+            .where('venues.geo_lat', '<=', lat + dLat)
+            .$if(dLng < 180, (q) => q.where('venues.geo_lng', '>=', lng - dLng).where('venues.geo_lng', '<=', lng + dLng))
+            .where(this.dialect.distanceKm(sql.ref('venues.geo_lat'), sql.ref('venues.geo_lng'), lat, lng), '<=', km),
+        ),
+      );
+    }
     for (const group of f.termGroups ?? []) {
       c.push(
         group.length === 0
@@ -155,6 +222,15 @@ export class EventStore {
     const total = Number(totalRow.n);
     if (total === 0 || offset >= total) return { events: [], total };
     let q = this.base().where((eb) => this.conditions(eb, filter));
+    if (filter.near) {
+      const { lat, lng } = filter.near;
+      q = q.orderBy((eb) =>
+        eb
+          .selectFrom('venues')
+          .select(this.dialect.distanceKm(sql.ref('venues.geo_lat'), sql.ref('venues.geo_lng'), lat, lng).as('d'))
+          .whereRef('venues.post_id', '=', 'events.venue_id'),
+      );
+    }
     q = filter.orderByDate ? q.orderBy('posts.date_utc').orderBy('posts.id') : q.orderBy('events.start_date').orderBy('posts.id');
     const rows = await q.limit(limit).offset(offset).execute();
     return { events: (rows as unknown as Row[]).map(toRecord), total };

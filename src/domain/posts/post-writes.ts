@@ -1,0 +1,80 @@
+/**
+ * What every post write (events, venues, organizers) shares: retrying a transaction that lost a race,
+ * post date stamps, HTML filtering by capability, featured images, and publication dates.
+ */
+import type { Storage } from '../../storage/storage.js';
+import { StorageError } from '../../storage/dialects/dialect.js';
+import { parseDateInput } from '../../time/strtotime.js';
+import { formatUtcMs, formatWall, getZone, utcMsToZonedWall, wallToMs, zonedWallToUtcMs } from '../../time/zones.js';
+import type { Actor } from '../actor.js';
+import { sanitizeHtml } from '../content/html.js';
+import { errors } from '../errors.js';
+import { can } from '../policies.js';
+
+/** Runs a transaction again when a concurrent writer won a unique slug or held the lock. */
+export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 4): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (error) {
+      const again = error instanceof StorageError && (error.kind === 'unique' || error.kind === 'busy');
+      if (!again || attempt >= attempts) throw error;
+    }
+  }
+}
+
+/** A post date pair: site-local and UTC. */
+export function postStamp(ms: number, siteZone: string): { local: string; utc: string } {
+  return { local: formatWall(utcMsToZonedWall(ms, getZone(siteZone))), utc: formatUtcMs(ms) };
+}
+
+/** HTML as sent for editors and administrators (`unfiltered_html`); a safe subset for everyone else. */
+export function filterHtml(actor: Actor, text: string): string {
+  return can(actor, 'unfiltered_html') ? text : sanitizeHtml(text);
+}
+
+/** The publication instant from `date_utc` (read as UTC) or `date` (read in `zoneName`); undefined if neither. */
+export function publicationMs(
+  input: { readonly date?: string | null; readonly dateUtc?: string | null },
+  zoneName: string,
+  nowMs: number,
+): number | undefined {
+  if (input.dateUtc) {
+    const parsed = parseDateInput(input.dateUtc, { nowMs, zone: getZone('UTC') });
+    if (!parsed) throw errors.invalidParam('date_utc');
+    return parsed.instantMs ?? wallToMs(parsed.wall);
+  }
+  if (input.date) {
+    const zone = getZone(zoneName);
+    const parsed = parseDateInput(input.date, { nowMs, zone });
+    if (!parsed) throw errors.invalidParam('date');
+    return parsed.instantMs ?? zonedWallToUtcMs(parsed.wall, zone);
+  }
+  return undefined;
+}
+
+/** An image id must name a stored image; a URL becomes (or reuses) an external image. null/'' clear. */
+export async function resolveImage(
+  tx: Storage,
+  actor: Actor,
+  image: number | string | null | undefined,
+  now: { local: string; utc: string },
+): Promise<number | null> {
+  if (image === undefined || image === null || image === '') return null;
+  if (typeof image === 'number') {
+    if (!(await tx.images.find(image))) throw errors.invalidParam('image');
+    return image;
+  }
+  const existing = await tx.images.findByUrl(image);
+  if (existing) return existing.id;
+  return (await tx.images.createExternal(image, actor.kind === 'user' ? actor.id : 0, now)).id;
+}
+
+/** Writing as someone else needs `edit_others_posts`; an image by URL needs `upload_files`. */
+export function assertMayWrite(actor: Actor, input: { readonly author?: number | null; readonly image?: unknown }): void {
+  const userId = actor.kind === 'user' ? actor.id : 0;
+  if (input.author !== undefined && input.author !== null && input.author !== userId && !can(actor, 'edit_others_posts')) {
+    throw errors.cannotEditOthers();
+  }
+  if (typeof input.image === 'string' && input.image !== '' && !can(actor, 'upload_files')) throw errors.cannotUploadImage();
+}
