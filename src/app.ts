@@ -12,6 +12,7 @@ import { registerErrorHandling } from './http/plugins/errors.plugin.js';
 import { RouteRegistry } from './http/route.js';
 import { registerServiceRoutes } from './http/routes/health/index.js';
 import { eventRoutes } from './http/routes/events/index.js';
+import { linkedRoutes } from './http/routes/linked/index.js';
 import { namespaceRoutes } from './http/routes/namespace/index.js';
 import { termRoutes } from './http/routes/terms/index.js';
 import { Urls } from './http/urls.js';
@@ -98,6 +99,8 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
   // Registration order is the order the namespace index (and /doc) show, as in the original.
   registry.add(...namespaceRoutes(registry));
   registry.add(...eventRoutes());
+  registry.add(...linkedRoutes('venue'));
+  registry.add(...linkedRoutes('organizer'));
   registry.add(...termRoutes(CATEGORIES));
   registry.add(...termRoutes(TAGS));
   registry.mount(app, services, urls);

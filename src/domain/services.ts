@@ -6,6 +6,8 @@ import type { Config } from '../config/config.js';
 import type { Storage } from '../storage/storage.js';
 import type { PostType } from '../storage/database.js';
 import { EventService } from './events/event.service.js';
+import { LinkedService } from './linked/linked.service.js';
+import type { OrganizerRecord, VenueRecord } from './linked/linked.js';
 import { CATEGORIES, TAGS } from './terms/term.js';
 import { TermService } from './terms/term.service.js';
 import { UserService } from './users/user.service.js';
@@ -17,6 +19,8 @@ export interface Services {
   readonly categories: TermService;
   readonly tags: TermService;
   readonly events: EventService;
+  readonly venues: LinkedService<VenueRecord>;
+  readonly organizers: LinkedService<OrganizerRecord>;
   /** Which kind of post an id names (one id space for events, venues, organizers, images). */
   postType(id: number): Promise<PostType | undefined>;
 }
@@ -24,13 +28,17 @@ export interface Services {
 export function createServices(config: Config, storage: Storage): Services {
   const categories = new TermService(storage, CATEGORIES);
   const tags = new TermService(storage, TAGS);
+  const venues = new LinkedService<VenueRecord>(storage, config, 'venue');
+  const organizers = new LinkedService<OrganizerRecord>(storage, config, 'organizer');
   return {
     config,
     storage,
     users: new UserService(storage),
     categories,
     tags,
-    events: new EventService(storage, config, categories, tags),
+    events: new EventService(storage, config, categories, tags, venues, organizers),
+    venues,
+    organizers,
     postType: (id) => storage.posts.typeOf(id),
   };
 }

@@ -8,9 +8,10 @@ import { costDetails, costNumbers, formatCost, type CostDetails } from '../domai
 import type { EventView } from '../domain/events/event.service.js';
 import { CATEGORIES, TAGS } from '../domain/terms/term.js';
 import type { Urls } from '../http/urls.js';
-import type { ImageRecord } from '../storage/stores/image.store.js';
 import { formatIsoWithOffset, getZone, parseWall, wallToMs } from '../time/zones.js';
+import { serializeImage, type ImageResponse } from './image.serializer.js';
 import { serializeEmbeddedTerm, type EmbeddedTerm } from './term.serializer.js';
+import { organizerJsonLd, serializeOrganizer, serializeVenue, venueJsonLd } from './linked.serializer.js';
 
 export interface DateDetails {
   year: string;
@@ -19,16 +20,6 @@ export interface DateDetails {
   hour: string;
   minutes: string;
   seconds: string;
-}
-
-export interface ImageResponse {
-  url: string;
-  id: number;
-  extension?: string;
-  width?: number;
-  height?: number;
-  filesize?: number;
-  sizes?: Record<string, unknown>;
 }
 
 export interface EventResponse {
@@ -70,7 +61,7 @@ export interface EventResponse {
   categories: EmbeddedTerm[];
   tags: EmbeddedTerm[];
   venue: unknown[] | Record<string, unknown>;
-  organizer: unknown[];
+  organizer: Record<string, unknown>[];
   custom_fields: unknown[];
   json_ld?: Record<string, unknown>;
 }
@@ -84,18 +75,6 @@ export function dateDetails(value: string): DateDetails {
     minutes: value.slice(14, 16),
     seconds: value.slice(17, 19),
   };
-}
-
-/** The image object: empty values dropped, as the original drops them. */
-export function serializeImage(image: ImageRecord | undefined): ImageResponse | false {
-  if (!image) return false;
-  const out: ImageResponse = { url: image.url, id: image.id };
-  if (image.extension) out.extension = image.extension;
-  if (image.width) out.width = image.width;
-  if (image.height) out.height = image.height;
-  if (image.filesize) out.filesize = image.filesize;
-  if (Object.keys(image.sizes).length > 0) out.sizes = image.sizes;
-  return out;
 }
 
 export function eventPermalink(view: EventView, urls: Urls): string {
@@ -144,11 +123,11 @@ export function serializeEvent(view: EventView, urls: Urls, options: { single?: 
     featured: e.featured,
     categories: view.categories.map((t) => serializeEmbeddedTerm(t, CATEGORIES, urls)),
     tags: view.tags.map((t) => serializeEmbeddedTerm(t, TAGS, urls)),
-    venue: [],
-    organizer: [],
+    venue: view.venue ? serializeVenue(view.venue, urls, options) : [],
+    organizer: view.organizers.map((o) => serializeOrganizer(o, urls, options)),
     custom_fields: [],
   };
-  if (options.single) out.json_ld = eventJsonLd(view, url);
+  if (options.single) out.json_ld = eventJsonLd(view, url, urls);
   return out;
 }
 
@@ -159,7 +138,7 @@ function plainExcerpt(html: string, words = 55): string {
 }
 
 /** schema.org Event for single reads (CONTRACT.md §2.1). */
-export function eventJsonLd(view: EventView, url: string): Record<string, unknown> {
+export function eventJsonLd(view: EventView, url: string, urls: Urls): Record<string, unknown> {
   const e = view.record;
   const zone = getZone(e.timezone || 'UTC');
   const startMs = wallToMs(parseWall(e.startUtc));
@@ -176,6 +155,11 @@ export function eventJsonLd(view: EventView, url: string): Record<string, unknow
   ld.eventStatus = 'https://schema.org/EventScheduled';
   ld.startDate = formatIsoWithOffset(startMs, zone);
   ld.endDate = formatIsoWithOffset(endMs, zone);
+  if (view.venue) ld.location = venueJsonLd(view.venue, urls);
+  if (view.organizers.length > 0) {
+    const people = view.organizers.map((o) => organizerJsonLd(o));
+    ld.organizer = people.length === 1 ? people[0] : people;
+  }
   ld.performer = 'Organization';
   const numbers = costNumbers(e.cost);
   if (e.cost.length > 0) {

@@ -87,3 +87,15 @@ export async function makeEvent(
   if (res.status !== 201) throw new Error(`makeEvent failed: ${res.status} ${res.text}`);
   return res.body;
 }
+
+/** Creates a venue or organizer through the API and returns its JSON. */
+export async function makeLinked(
+  t: TestApp,
+  type: 'venue' | 'organizer',
+  fields: Record<string, unknown> = {},
+  as: 'administrator' | 'editor' | 'author' | 'contributor' | 'contributor2' | 'author2' = 'administrator',
+): Promise<any> {
+  const res = await t.post(`/${type}s`, { as, json: { [type]: unique(type === 'venue' ? 'Venue' : 'Organizer'), ...fields } });
+  if (res.status !== 201) throw new Error(`make ${type} failed: ${res.status} ${res.text}`);
+  return res.body;
+}

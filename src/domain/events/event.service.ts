@@ -16,15 +16,19 @@ import { assertMayWrite, filterHtml, postStamp, publicationMs, resolveImage, ret
 import type { Term } from '../terms/term.js';
 import type { TermService } from '../terms/term.service.js';
 import { deriveCurrency } from './cost.js';
-import type { EventInput, EventListFilter, EventRecord, Visibility } from './event.js';
+import type { EventInput, EventListFilter, EventRecord, LinkedRef, Visibility } from './event.js';
+import type { LinkedView, LinkedService } from '../linked/linked.service.js';
+import type { LinkedRecord, OrganizerRecord, VenueRecord } from '../linked/linked.js';
 import { canonicalZoneName, computeEventDates, readDate } from './event-dates.js';
 
-/** An event with what its representation embeds. */
+/** An event with what its representation embeds (venue and organizers only when the caller may read them). */
 export interface EventView {
   readonly record: EventRecord;
   readonly categories: readonly Term[];
   readonly tags: readonly Term[];
   readonly image: ImageRecord | undefined;
+  readonly venue: LinkedView<VenueRecord> | undefined;
+  readonly organizers: readonly LinkedView<OrganizerRecord>[];
 }
 
 const flag = (b: boolean) => (b ? 1 : 0) as 0 | 1;
@@ -35,6 +39,8 @@ export class EventService {
     private readonly config: Config,
     private readonly categories: TermService,
     private readonly tags: TermService,
+    private readonly venues: LinkedService<VenueRecord>,
+    private readonly organizers: LinkedService<OrganizerRecord>,
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -47,14 +53,14 @@ export class EventService {
       throw errors.eventNotFound(id);
     }
     this.assertReadable(actor, record);
-    return (await this.views([record]))[0];
+    return (await this.views([record], actor))[0];
   }
 
   async getBySlug(actor: Actor, slug: string): Promise<EventView> {
     const record = await this.storage.events.findBySlug(slug);
     if (!record) throw errors.invalidParam('slug');
     this.assertReadable(actor, record);
-    return (await this.views([record]))[0];
+    return (await this.views([record], actor))[0];
   }
 
   /** The id behind a slug (any status), for the by-slug routes. */
@@ -85,23 +91,36 @@ export class EventService {
       perPage,
       (page - 1) * perPage,
     );
-    return { events: await this.views(events), total };
+    return { events: await this.views(events, actor), total };
   }
 
   /** Embedded data for any number of events in a fixed number of queries. */
-  async views(records: readonly EventRecord[]): Promise<EventView[]> {
+  async views(records: readonly EventRecord[], actor: Actor): Promise<EventView[]> {
     const ids = records.map((r) => r.id);
-    const [terms, images] = await Promise.all([
+    const [terms, links, venues] = await Promise.all([
       this.storage.terms.forPosts(ids),
-      this.storage.images.findMany(records.map((r) => r.imageId).filter((id): id is number => id !== null)),
+      this.storage.events.organizersFor(ids),
+      this.storage.venues.findMany(records.map((r) => r.venueId).filter((id): id is number => id !== null)),
     ]);
+    const organizers = await this.storage.organizers.findMany([...links.values()].flat());
+    const imageIds = [...records, ...venues.values(), ...organizers.values()]
+      .map((r) => r.imageId)
+      .filter((id): id is number => id !== null);
+    const images = await this.storage.images.findMany(imageIds);
+    const image = (id: number | null) => (id === null ? undefined : images.get(id));
+    const readable = <R extends LinkedRecord>(r: R | undefined): LinkedView<R> | undefined =>
+      r && canReadPost(actor, r) ? { record: r, image: image(r.imageId) } : undefined;
     return records.map((record) => {
       const own = terms.get(record.id) ?? [];
       return {
         record,
         categories: own.filter((t) => t.taxonomy === 'tribe_events_cat'),
         tags: own.filter((t) => t.taxonomy === 'post_tag'),
-        image: record.imageId === null ? undefined : images.get(record.imageId),
+        image: image(record.imageId),
+        venue: readable(record.venueId === null ? undefined : venues.get(record.venueId)),
+        organizers: (links.get(record.id) ?? [])
+          .map((id) => readable(organizers.get(id)))
+          .filter((o): o is LinkedView<OrganizerRecord> => o !== undefined),
       };
     });
   }
@@ -157,15 +176,16 @@ export class EventService {
           show_map_link: flag(input.showMapLink ?? false),
           hide_from_listings: flag(input.hideFromListings ?? false),
           featured: flag(input.featured ?? false),
-          venue_id: null,
+          venue_id: input.venue ? await this.linkVenue(tx, actor, input.venue) : null,
         };
         const newId = await tx.events.insert(post, event);
         await this.assignTerms(tx, newId, input);
+        if (input.organizers) await tx.events.setOrganizers(newId, await this.linkOrganizers(tx, actor, input.organizers));
         await this.recount(tx, newId, [], false, status === 'publish');
         return newId;
       }),
     );
-    return this.view(id);
+    return this.view(id, actor);
   }
 
   async update(actor: Actor, id: number, input: EventInput): Promise<EventView> {
@@ -241,6 +261,10 @@ export class EventService {
         if (input.showMapLink !== undefined) event.show_map_link = flag(input.showMapLink ?? false);
         if (input.hideFromListings !== undefined) event.hide_from_listings = flag(input.hideFromListings ?? false);
         if (input.featured !== undefined) event.featured = flag(input.featured ?? false);
+        if (input.venue !== undefined) event.venue_id = input.venue === null ? null : await this.linkVenue(tx, actor, input.venue);
+        if (input.organizers !== undefined) {
+          await tx.events.setOrganizers(id, await this.linkOrganizers(tx, actor, input.organizers ?? []));
+        }
 
         const termsBefore = await tx.terms.idsForPost(id);
         await tx.events.update(id, post, event);
@@ -248,7 +272,7 @@ export class EventService {
         await this.recount(tx, id, termsBefore, current.status === 'publish', status === 'publish');
       }),
     );
-    return this.view(id);
+    return this.view(id, actor);
   }
 
   /** Moves the event to the trash and answers with it as trashed. */
@@ -266,6 +290,7 @@ export class EventService {
       const current = await tx.events.find(id);
       if (!current) throw errors.eventNotFound(id);
       if (current.status === 'trash') throw errors.eventInTrash(id);
+      /* trash keeps the links: a restored event still has its venue and organizers */
       await this.recount(tx, id, await tx.terms.idsForPost(id), current.status === 'publish', false);
       await tx.events.update(
         id,
@@ -279,15 +304,37 @@ export class EventService {
         {},
       );
     });
-    return this.view(id);
+    return this.view(id, actor);
   }
 
   // ---- helpers -----------------------------------------------------------------------------------------
 
-  private async view(id: number): Promise<EventView> {
+  private async view(id: number, actor: Actor): Promise<EventView> {
     const record = await this.storage.events.find(id);
     if (!record) throw errors.eventNotFound(id);
-    return (await this.views([record]))[0];
+    return (await this.views([record], actor))[0];
+  }
+
+  /** The venue to link: an existing one, or one created (or reused) from the fields sent. */
+  private async linkVenue(tx: Storage, actor: Actor, ref: LinkedRef): Promise<number> {
+    if ('id' in ref) {
+      if ((await tx.posts.typeOf(ref.id)) !== 'venue') throw errors.invalidParam('venue');
+      return ref.id;
+    }
+    return this.venues.createOrReuse(tx, actor, ref.create);
+  }
+
+  private async linkOrganizers(tx: Storage, actor: Actor, refs: readonly LinkedRef[]): Promise<number[]> {
+    const ids: number[] = [];
+    for (const ref of refs) {
+      if ('id' in ref) {
+        if ((await tx.posts.typeOf(ref.id)) !== 'organizer') throw errors.invalidParam('organizer');
+        ids.push(ref.id);
+      } else {
+        ids.push(await this.organizers.createOrReuse(tx, actor, ref.create));
+      }
+    }
+    return ids;
   }
 
   private zoneName(timezone: string | null | undefined): string {

@@ -4,36 +4,20 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../../domain/services.js';
-import { isStatus } from '../../../domain/posts/status.js';
-import { can } from '../../../domain/policies.js';
-import { getZone, isValidTimeZone } from '../../../time/zones.js';
-import { parseDateInput } from '../../../time/strtotime.js';
+import { isValidTimeZone } from '../../../time/zones.js';
 import { pageArg, perPageArg } from '../../paging.js';
-import { accept, arg, invalid, nonEmptyString, parseInteger, type Arg, type Args, type ArgCheck } from '../../params.js';
+import { accept, arg, invalid, Invalid, nonEmptyString, resolveArgs, type Arg, type Args } from '../../params.js';
+import { ApiError } from '../../../domain/errors.js';
+import type { Actor } from '../../../domain/actor.js';
+import type { LinkedRef } from '../../../domain/events/event.js';
+import type { LinkedType } from '../../../domain/linked/linked.js';
+import { linkedWriteArgs, toLinkedInput } from '../linked/linked.args.js';
+import { authorArg, dateArg, imageArg, statusArg, statusFilterArg, truthy, websiteArg } from '../post-args.js';
 
 type A = Arg<Services>;
 
-/** Parseable the way the original's strtotime-based validator accepts it. */
-export const dateCheck: ArgCheck<Services> = (value: string, { services }) =>
-  parseDateInput(value, { nowMs: Date.now(), zone: getZone(services.config.siteTimezone) }) ? undefined : invalid();
-
-const dateArg = (description: string, required = false): A =>
-  arg(Type.String({ description: `${description} Any strtotime-style date: 2018-01-01 16:00, tomorrow 9am, +5 days, a unix timestamp.` }), {
-    required,
-    check: dateCheck,
-  });
-
 const bool = (description: string, def?: boolean): A =>
   arg(Type.Boolean(def === undefined ? { description } : { description, default: def }));
-
-function absoluteHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
 
 /** A list given as CSV, an array, or one scalar; `''` is the empty list. */
 function termList(value: unknown): (string | number)[] | undefined {
@@ -53,40 +37,85 @@ function termList(value: unknown): (string | number)[] | undefined {
   return undefined;
 }
 
-const imageArg: A = arg(Type.Unknown({ description: 'A stored image id, or an absolute http(s) image URL (not downloaded).' }), {
+/** Digits only (a number, or a string of digits): an id. */
+function asId(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isSafeInteger(v) && v >= 0 ? v : undefined;
+  if (typeof v === 'string' && /^\s*\d{1,15}\s*$/.test(v)) return Number(v);
+  return undefined;
+}
+
+/**
+ * One venue or organizer reference of an event write: an id (of the right type), `{id}`, or the fields of one to
+ * create (validated with the venue/organizer rules).
+ */
+async function linkedRef(type: LinkedType, value: unknown, services: Services, actor: Actor): Promise<LinkedRef | Invalid> {
+  const fromId = async (id: number) => ((await services.postType(id)) === type ? { id } : invalid(`${id} is not a ${type}.`));
+  const id = asId(value);
+  if (id !== undefined) return fromId(id);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return invalid();
+  const fields = value as Record<string, unknown>;
+  if (fields.id !== undefined && fields.id !== '') {
+    const inner = asId(fields.id);
+    return inner === undefined ? invalid() : fromId(inner);
+  }
+  try {
+    const args = await resolveArgs(linkedWriteArgs(type, true), { path: {}, body: fields, query: {} }, services, actor);
+    return { create: toLinkedInput(type, args) };
+  } catch (error) {
+    if (error instanceof ApiError) return invalid(`Invalid ${type}: ${error.message}`);
+    throw error;
+  }
+}
+
+const isEmpty = (v: unknown) => v === '' || v === 0 || v === '0' || (Array.isArray(v) && v.length === 0);
+
+const venueArg: A = arg(Type.Unknown({ description: 'A venue id, {"id": n}, or the fields of a venue to create (or reuse); empty detaches.' }), {
   check: async (value, { services, actor }) => {
-    const id = typeof value === 'number' ? (Number.isSafeInteger(value) ? value : undefined) : typeof value === 'string' ? parseInteger(value) : undefined;
-    if (id !== undefined) {
-      return id > 0 && (await services.storage.images.find(id)) ? accept(id) : invalid();
-    }
-    if (typeof value !== 'string' || !absoluteHttpUrl(value.trim())) return invalid();
-    if (!can(actor, 'upload_files')) return invalid('Only roles that may upload files may set an image by URL.');
-    return accept(value.trim());
+    if (isEmpty(value)) return accept(null);
+    const ref = await linkedRef('venue', value, services, actor);
+    return ref instanceof Invalid ? ref : accept(ref);
   },
 });
+
+const organizerArg: A = arg(
+  Type.Unknown({ description: 'Organizer ids and/or fields of organizers to create (or reuse), in order: one, a list, or CSV ids; empty clears.' }),
+  {
+    check: async (value, { services, actor }) => {
+      if (isEmpty(value)) return accept([]);
+      let items: unknown[];
+      if (Array.isArray(value)) items = value;
+      else if (typeof value === 'string' && /^[\d\s,]+$/.test(value)) items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+      else items = [value];
+      if (items.length > 100) return invalid('At most 100 organizers.');
+      const refs: LinkedRef[] = [];
+      for (const item of items) {
+        const ref = await linkedRef('organizer', item, services, actor);
+        if (ref instanceof Invalid) return ref;
+        refs.push(ref);
+      }
+      return accept(refs);
+    },
+  },
+);
 
 /** Arguments of event writes, in the original's order; `create` marks the required ones. */
 export function eventWriteArgs(create: boolean): Args<Services> {
   return {
-    author: arg(Type.Integer({ description: 'The author\'s user id (default: the caller).' }), {
-      check: async (id: number, { services }) => ((await services.storage.users.exists(id)) ? undefined : invalid()),
-    }),
+    author: authorArg,
     date: dateArg('Publication date, in the event\'s time zone.'),
     date_utc: dateArg('Publication date, in UTC.'),
     title: arg(Type.String({ description: 'The event title.' }), { required: create, check: nonEmptyString }),
     description: arg(Type.String({ description: 'The event description (HTML).' }), { check: nonEmptyString }),
     slug: arg(Type.String({ description: 'The event slug.' }), { check: nonEmptyString }),
     excerpt: arg(Type.String({ description: 'The event excerpt.' }), { check: nonEmptyString }),
-    status: arg(Type.String({ description: 'Publication status: publish, future, draft, pending, private.' }), {
-      check: (v: string) => (isStatus(v) ? undefined : invalid()),
-    }),
+    status: statusArg,
     timezone: arg(Type.String({ description: 'IANA time zone, UTC, or UTC±N; empty for the site\'s.' }), {
       check: (v: string) => (v === '' || isValidTimeZone(v) ? undefined : invalid()),
     }),
     all_day: bool('Whether the event lasts whole days.', create ? false : undefined),
     start_date: dateArg('Start, in the event\'s time zone.', create),
     end_date: dateArg('End, in the event\'s time zone.', create),
-    image: imageArg,
+    image: imageArg(false),
     cost: arg(Type.Unknown({ description: 'The cost: a string, or an array of strings; empty clears it.' }), {
       check: (v: unknown) => {
         if (typeof v === 'number') return accept([String(v)]);
@@ -97,12 +126,7 @@ export function eventWriteArgs(create: boolean): Args<Services> {
         return invalid();
       },
     }),
-    website: arg(Type.Unknown({ description: 'The event website: an absolute URL, or empty to clear.' }), {
-      check: (v: unknown) => {
-        if (v === '') return accept('');
-        return typeof v === 'string' && absoluteHttpUrl(v.trim()) ? accept(v.trim()) : invalid();
-      },
-    }),
+    website: websiteArg('The event website'),
     show_map: bool('Whether the event shows a map.'),
     show_map_link: bool('Whether the event shows a map link.'),
     hide_from_listings: bool('Whether the event is hidden from listings.'),
@@ -120,10 +144,19 @@ export function eventWriteArgs(create: boolean): Args<Services> {
         return list === undefined ? invalid() : accept(list);
       },
     }),
+    venue: venueArg,
+    organizer: organizerArg,
   };
 }
 
-const truthy = (v: string) => ['1', 'true', 'on', 'yes'].includes(v.trim().toLowerCase());
+
+const linkedFilter = (type: LinkedType): A =>
+  arg(Type.Array(Type.Integer(), { description: `Events with any of these ${type} ids (CSV or array).` }), {
+    check: async (ids: number[], { services }) => {
+      const found = await services.storage.posts.idsOfType(type, ids);
+      return ids.length > 0 && ids.every((id) => found.has(id)) ? undefined : invalid();
+    },
+  });
 
 const termFilter = (which: 'categories' | 'tags'): A =>
   arg(
@@ -149,13 +182,17 @@ export const eventListArgs: Args<Services> = {
   }),
   categories: termFilter('categories'),
   tags: termFilter('tags'),
+  venue: linkedFilter('venue'),
+  organizer: linkedFilter('organizer'),
   featured: bool('Only featured (true) or only not featured (false) events.'),
-  status: arg(Type.Array(Type.String(), { description: 'Publication statuses (CSV or array); publish only for anonymous callers.' }), {
-    check: (statuses: string[], { actor }) => {
-      if (!can(actor, 'edit_posts')) return statuses.length === 1 && statuses[0] === 'publish' ? undefined : invalid();
-      return statuses.length > 0 && statuses.every((s) => s === 'any' || isStatus(s)) ? undefined : invalid();
-    },
+  has_geoloc: bool('Events whose venue has (true) or lacks (false) coordinates.'),
+  geoloc: bool('Alias of has_geoloc.'),
+  geoloc_lat: arg(Type.Number({ minimum: -90, maximum: 90, description: 'Latitude of the point to search around; needs geoloc_lng.' })),
+  geoloc_lng: arg(Type.Number({ minimum: -180, maximum: 180, description: 'Longitude of the point to search around; needs geoloc_lat.' })),
+  geoloc_distance: arg(Type.Number({ default: 50, description: 'Search radius in km around geoloc_lat/geoloc_lng.' }), {
+    check: (km: number) => (km > 0 && km <= 20_000 ? undefined : invalid()),
   }),
+  status: statusFilterArg,
   post_parent: arg(Type.Integer({ description: 'Events whose parent is this event.' }), {
     check: async (id: number, { services }) => ((await services.postType(id)) === 'event' ? undefined : invalid()),
   }),

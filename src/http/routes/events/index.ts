@@ -44,6 +44,8 @@ function toInput(a: Record<string, any>): EventInput {
     featured: a.featured,
     categories: a.categories,
     tags: a.tags,
+    venue: a.venue,
+    organizers: a.organizer,
   };
 }
 
@@ -80,6 +82,12 @@ async function list(ctx: RouteContext) {
     { strict: a.strict_dates === true, include: Array.isArray(a.include), nowMs, siteZone: ctx.services.config.siteTimezone },
   );
   const statuses: string[] | undefined = Array.isArray(a.status) && !a.status.includes('any') ? a.status : undefined;
+  const lat = typeof a.geoloc_lat === 'number' ? a.geoloc_lat : undefined;
+  const lng = typeof a.geoloc_lng === 'number' ? a.geoloc_lng : undefined;
+  if ((lat === undefined) !== (lng === undefined)) {
+    throw errors.invalidParam(lat === undefined ? 'geoloc_lat' : 'geoloc_lng', 'geoloc_lat and geoloc_lng go together.');
+  }
+  const hasGeo = typeof a.has_geoloc === 'boolean' ? a.has_geoloc : typeof a.geoloc === 'boolean' ? a.geoloc : undefined;
   const termGroups: number[][] = [];
   if (Array.isArray(a.categories)) termGroups.push(a.categories);
   if (Array.isArray(a.tags)) termGroups.push(a.tags);
@@ -98,6 +106,10 @@ async function list(ctx: RouteContext) {
       featured: typeof a.featured === 'boolean' ? a.featured : undefined,
       include: Array.isArray(a.include) ? a.include : undefined,
       postParent: typeof a.post_parent === 'number' ? a.post_parent : undefined,
+      venueIds: Array.isArray(a.venue) ? a.venue : undefined,
+      organizerIds: Array.isArray(a.organizer) ? a.organizer : undefined,
+      hasGeo,
+      near: lat !== undefined && lng !== undefined ? { lat, lng, km: a.geoloc_distance } : undefined,
       orderByDate: Array.isArray(a.include),
     },
     a.page,
@@ -116,7 +128,13 @@ async function list(ctx: RouteContext) {
     ['search', a.search],
     ['categories', 'categories' in given ? given.categories : undefined],
     ['tags', 'tags' in given ? given.tags : undefined],
+    ['venue', a.venue],
+    ['organizer', a.organizer],
     ['featured', a.featured],
+    ['has_geoloc', hasGeo],
+    ['geoloc_lat', lat],
+    ['geoloc_lng', lng],
+    ['geoloc_distance', lat !== undefined ? a.geoloc_distance : undefined],
     ['status', effectiveStatus],
     ['post_parent', a.post_parent],
     ['include', a.include],
