@@ -8,12 +8,15 @@ import type { Config } from './config/config.js';
 import { errors } from './domain/errors.js';
 import { createServices, type Services } from './domain/services.js';
 import { registerAuth } from './http/plugins/auth.plugin.js';
+import { registerCors } from './http/plugins/cors.plugin.js';
 import { registerErrorHandling } from './http/plugins/errors.plugin.js';
 import { RouteRegistry } from './http/route.js';
 import { registerServiceRoutes } from './http/routes/health/index.js';
+import { docRoutes } from './http/routes/doc/index.js';
 import { eventRoutes } from './http/routes/events/index.js';
 import { linkedRoutes } from './http/routes/linked/index.js';
 import { namespaceRoutes } from './http/routes/namespace/index.js';
+import { describeRoutes } from './http/routes/namespace/namespace.index.js';
 import { termRoutes } from './http/routes/terms/index.js';
 import { Urls } from './http/urls.js';
 import { CATEGORIES, TAGS } from './domain/terms/term.js';
@@ -44,6 +47,19 @@ function safeJson(text: string): unknown {
   return JSON.parse(text, (key, value) => (key === '__proto__' ? undefined : value));
 }
 
+/** Every route of the namespace. Registration order is the order the index and /doc show, as in the original. */
+export function createRegistry(): RouteRegistry {
+  const registry = new RouteRegistry();
+  registry.add(...namespaceRoutes(registry));
+  registry.add(...docRoutes(registry));
+  registry.add(...eventRoutes());
+  registry.add(...linkedRoutes('venue'));
+  registry.add(...linkedRoutes('organizer'));
+  registry.add(...termRoutes(CATEGORIES));
+  registry.add(...termRoutes(TAGS));
+  return registry;
+}
+
 export async function buildApp(config: Config, storage: Storage, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
@@ -60,7 +76,7 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
 
   const urls = new Urls(config.publicUrl);
   const services = createServices(config, storage);
-  const registry = new RouteRegistry();
+  const registry = createRegistry();
   app.decorate('services', services);
   app.decorate('registry', registry);
 
@@ -84,10 +100,13 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
   });
 
   registerErrorHandling(app, storage, config.bodyLimit);
+  registerCors(app, config.corsOrigins);
   registerAuth(app, services.users);
 
+  const apiLink = `<${urls.home}/>; rel="https://api.w.org/"`;
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('X-Content-Type-Options', 'nosniff');
+    reply.header('Link', apiLink);
     reply.header('X-Request-Id', request.id);
     const type = reply.getHeader('content-type');
     if (typeof type === 'string' && type.startsWith('application/json')) {
@@ -96,14 +115,7 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
     return payload;
   });
 
-  // Registration order is the order the namespace index (and /doc) show, as in the original.
-  registry.add(...namespaceRoutes(registry));
-  registry.add(...eventRoutes());
-  registry.add(...linkedRoutes('venue'));
-  registry.add(...linkedRoutes('organizer'));
-  registry.add(...termRoutes(CATEGORIES));
-  registry.add(...termRoutes(TAGS));
-  registry.mount(app, services, urls);
+  registry.mount(app, services, urls, (path) => Object.values(describeRoutes(registry, urls, path))[0]);
   registerServiceRoutes(app, services, registry, urls);
 
   return app;

@@ -5,6 +5,7 @@
  */
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { migrateCommand } from './migrate.command.js';
+import { openapiCommand } from './openapi.command.js';
 import { serveCommand } from './serve.command.js';
 import { usersCommand, UsageError } from './users.command.js';
 
@@ -13,6 +14,7 @@ const USAGE = `usage: calendar <command>
 commands:
   serve                                   run the HTTP service (what \`npm start\` runs)
   migrate                                 apply pending database migrations
+  openapi [--out FILE]                    print (or write) the OpenAPI document of GET /doc
   users add LOGIN --role ROLE [--email E] [--app-password P]
                                           create a user and an application password
   users list                              list users
@@ -47,6 +49,8 @@ async function main(argv: string[]): Promise<number> {
         return -1; // keeps running
       case 'migrate':
         return await migrateCommand(config);
+      case 'openapi':
+        return openapiCommand(config, rest);
       case 'users':
         return await usersCommand(config, rest);
       default:

@@ -18,6 +18,8 @@ export interface Config {
   readonly siteTimezone: string;
   readonly logLevel: LogLevel;
   readonly bodyLimit: number;
+  /** Origins allowed by CORS: empty = CORS off, `['*']` = any. */
+  readonly corsOrigins: readonly string[];
 }
 
 export type DatabaseConfig =
@@ -63,6 +65,11 @@ export const VARIABLES: readonly VariableDoc[] = [
   { name: 'SITE_TIMEZONE', default: 'UTC', description: 'Site time zone: an IANA name, `UTC` or `UTC±N[.5]`.' },
   { name: 'LOG_LEVEL', default: 'info', description: 'fatal, error, warn, info, debug, trace or silent.' },
   { name: 'BODY_LIMIT', default: '1048576', description: 'Largest accepted request body in bytes (larger → 413).' },
+  {
+    name: 'CORS_ORIGINS',
+    default: '(off)',
+    description: 'Origins allowed to call the API from browsers: a comma-separated list (`https://a.example,https://b.example`) or `*`.',
+  },
 ];
 
 type Env = Record<string, string | undefined>;
@@ -148,6 +155,21 @@ export function loadConfig(env: Env): Config {
 
   const bodyLimit = integer(env, 'BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024);
 
+  const corsOrigins = (value(env, 'CORS_ORIGINS') ?? '')
+    .split(',')
+    .map((o) => o.trim().replace(/\/+$/, ''))
+    .filter((o) => o !== '');
+  for (const origin of corsOrigins) {
+    if (origin === '*') continue;
+    let url: URL | undefined;
+    try {
+      url = new URL(origin);
+    } catch {
+      url = undefined;
+    }
+    if (!url || url.origin !== origin) throw new ConfigError('CORS_ORIGINS', `not an origin (scheme://host[:port]): "${origin}"`);
+  }
+
   return Object.freeze({
     port,
     host,
@@ -158,5 +180,6 @@ export function loadConfig(env: Env): Config {
     siteTimezone,
     logLevel,
     bodyLimit,
+    corsOrigins: Object.freeze(corsOrigins.includes('*') ? ['*'] : corsOrigins),
   });
 }

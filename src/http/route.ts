@@ -9,6 +9,7 @@ import type { Actor } from '../domain/actor.js';
 import { isAuthenticated } from '../domain/actor.js';
 import { errors } from '../domain/errors.js';
 import type { Services } from '../domain/services.js';
+import { filterFields, parseFields } from './fields.js';
 import { resolveArgs, type Args } from './params.js';
 import { NAMESPACE, type Urls } from './urls.js';
 
@@ -37,6 +38,10 @@ export interface RouteSpec {
   readonly args: Args<Services>;
   /** Response body schema per status code (documentation and serialisation). */
   readonly responses?: Readonly<Record<number, TSchema>>;
+  /** Body fields a handler reads itself, beside the arguments (documentation only). */
+  readonly bodyOnly?: Args<Services>;
+  /** Error statuses the route can answer besides 400 and 401 (documentation). */
+  readonly errors?: readonly number[];
   /** WordPress' permission_callback: runs after validation; false → 401/403 `rest_forbidden`. */
   readonly permission?: (actor: Actor, args: Record<string, any>) => boolean;
   readonly handler: (ctx: RouteContext) => Promise<RouteResponse>;
@@ -64,21 +69,38 @@ export class RouteRegistry {
     return this;
   }
 
-  mount(app: FastifyInstance, services: Services, urls: Urls): void {
-    for (const spec of this.specs) {
+  /** The specs of each path, in registration order. */
+  byPath(): Map<string, RouteSpec[]> {
+    const paths = new Map<string, RouteSpec[]>();
+    for (const spec of this.specs) paths.set(spec.path, [...(paths.get(spec.path) ?? []), spec]);
+    return paths;
+  }
+
+  /**
+   * One Fastify route per path: it picks the spec by method (`_method` / `X-HTTP-Method-Override` turn a POST
+   * into another method, as in WordPress), runs the argument rules, the permission check and the handler,
+   * applies `_fields`, and sends `Allow`. OPTIONS answers with the route's description.
+   */
+  mount(app: FastifyInstance, services: Services, urls: Urls, describe: (path: string) => unknown): void {
+    for (const [path, specs] of this.byPath()) {
+      const byMethod = new Map<string, RouteSpec>();
+      for (const spec of specs) for (const m of spec.methods) byMethod.set(m, spec);
+      const allow = [...byMethod.keys()].join(', ');
+      const url = `/${NAMESPACE}${fastifyPath(path)}`.replace(/\/$/, '') || '/';
+
       // Response schemas document the routes, but do not drive serialisation: the serializers fix every key's
       // order (fast-json-stringify would move optional keys behind the required ones).
       app.route({
-        method: [...spec.methods],
-        url: `/${NAMESPACE}${fastifyPath(spec.path)}`.replace(/\/$/, '') || '/',
+        method: [...byMethod.keys()] as HttpMethod[],
+        url,
         handler: async (request: FastifyRequest, reply: FastifyReply) => {
+          const method = effectiveMethod(request);
+          const spec = byMethod.get(method);
+          if (!spec) throw errors.noRoute();
+          const query = (request.query ?? {}) as Record<string, unknown>;
           const args = await resolveArgs(
             spec.args,
-            {
-              path: (request.params ?? {}) as Record<string, unknown>,
-              body: bodyObject(request.body),
-              query: (request.query ?? {}) as Record<string, unknown>,
-            },
+            { path: (request.params ?? {}) as Record<string, unknown>, body: bodyObject(request.body), query },
             services,
             request.actor,
           );
@@ -86,10 +108,30 @@ export class RouteRegistry {
           if (spec.permission && !spec.permission(actor, args)) throw errors.forbidden(isAuthenticated(actor));
           const result = await spec.handler({ args, actor, services, urls, request });
           reply.code(result.status ?? 200);
+          reply.header('Allow', allow);
           if (result.headers) for (const [k, v] of Object.entries(result.headers)) reply.header(k, v);
-          return result.body;
+          const fields = parseFields(query._fields);
+          return fields ? filterFields(result.body, fields) : result.body;
+        },
+      });
+      app.route({
+        method: 'OPTIONS',
+        url,
+        handler: async (_request, reply) => {
+          reply.header('Allow', allow);
+          return describe(path);
         },
       });
     }
   }
+}
+
+/** POST with `_method` or `X-HTTP-Method-Override` acts as that method; HEAD runs the GET route. */
+function effectiveMethod(request: FastifyRequest): string {
+  const method = request.method === 'HEAD' ? 'GET' : request.method;
+  if (method !== 'POST') return method;
+  const header = request.headers['x-http-method-override'];
+  const query = (request.query as Record<string, unknown> | undefined)?._method;
+  const override = typeof header === 'string' && header !== '' ? header : typeof query === 'string' ? query : undefined;
+  return override ? override.toUpperCase() : method;
 }

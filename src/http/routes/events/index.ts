@@ -170,6 +170,7 @@ export function eventRoutes(): RouteSpec[] {
       methods: ['GET'],
       path: '/events',
       summary: 'List events: by default the published ones from yesterday to two years ahead, by start date.',
+      errors: [404],
       args: eventListArgs,
       responses: { 200: EventListSchema },
       handler: list,
@@ -178,6 +179,7 @@ export function eventRoutes(): RouteSpec[] {
       methods: ['GET'],
       path: '/events/:id',
       summary: 'Read an event.',
+      errors: [403, 404],
       args: { id: idArg },
       responses: single,
       async handler(ctx) {
@@ -188,6 +190,7 @@ export function eventRoutes(): RouteSpec[] {
       methods: ['DELETE'],
       path: '/events/:id',
       summary: 'Move an event to the trash.',
+      errors: [403, 404, 410],
       args: { id: idArg },
       responses: single,
       async handler(ctx) {
@@ -198,6 +201,7 @@ export function eventRoutes(): RouteSpec[] {
       methods: UPDATE_METHODS,
       path: '/events/:id',
       summary: 'Update an event; fields left out are unchanged, null clears.',
+      errors: [403, 404],
       args: updateArgs,
       responses: single,
       async handler(ctx) {
@@ -209,6 +213,7 @@ export function eventRoutes(): RouteSpec[] {
       methods: ['POST'],
       path: '/events',
       summary: 'Create an event.',
+      errors: [403],
       args: eventWriteArgs(true),
       responses: { 201: EventSchema },
       async handler(ctx) {
@@ -220,6 +225,7 @@ export function eventRoutes(): RouteSpec[] {
       methods: ['GET'],
       path: '/events/by-slug/:slug',
       summary: 'Read an event by its slug.',
+      errors: [403],
       args: { slug: slugArg },
       responses: single,
       async handler(ctx) {
@@ -230,6 +236,7 @@ export function eventRoutes(): RouteSpec[] {
       methods: ['DELETE'],
       path: '/events/by-slug/:slug',
       summary: 'Move an event, found by its slug, to the trash.',
+      errors: [403, 410],
       args: { slug: slugArg },
       responses: single,
       async handler(ctx) {
@@ -240,6 +247,8 @@ export function eventRoutes(): RouteSpec[] {
       methods: UPDATE_METHODS,
       path: '/events/by-slug/:slug',
       summary: 'Update an event found by its slug; a body slug renames it.',
+      bodyOnly: { slug: arg(Type.String({ description: 'A new slug for the event.' })) },
+      errors: [403],
       args: slugUpdateArgs,
       responses: single,
       async handler(ctx) {

@@ -87,6 +87,7 @@ export function linkedRoutes(type: LinkedType): RouteSpec[] {
       methods: ['GET'],
       path: `/${plural}`,
       summary: `List ${plural}, newest first.`,
+      errors: [404],
       args: listArgs,
       responses: { 200: linkedListSchema(plural, schema) },
       handler: list,
@@ -95,6 +96,7 @@ export function linkedRoutes(type: LinkedType): RouteSpec[] {
       methods: ['GET'],
       path: `/${plural}/:id`,
       summary: `Read a ${type}.`,
+      errors: [403],
       args: { id: idArg },
       responses: single,
       async handler(ctx) {
@@ -105,6 +107,7 @@ export function linkedRoutes(type: LinkedType): RouteSpec[] {
       methods: ['DELETE'],
       path: `/${plural}/:id`,
       summary: `Move a ${type} to the trash; events lose the link.`,
+      errors: [403, 410],
       args: { id: idArg },
       responses: single,
       async handler(ctx) {
@@ -115,6 +118,7 @@ export function linkedRoutes(type: LinkedType): RouteSpec[] {
       methods: UPDATE_METHODS,
       path: `/${plural}/:id`,
       summary: `Update a ${type}; fields left out are unchanged.`,
+      errors: [403],
       args: { id: idArg, ...linkedWriteArgs(type, false) },
       responses: single,
       async handler(ctx) {
@@ -126,6 +130,7 @@ export function linkedRoutes(type: LinkedType): RouteSpec[] {
       methods: ['POST'],
       path: `/${plural}`,
       summary: `Create a ${type} (or reuse the one with the same name).`,
+      errors: [403],
       args: linkedWriteArgs(type, true),
       responses: { 201: schema },
       async handler(ctx) {
@@ -137,6 +142,7 @@ export function linkedRoutes(type: LinkedType): RouteSpec[] {
       methods: ['GET'],
       path: `/${plural}/by-slug/:slug`,
       summary: `Read a ${type} by its slug.`,
+      errors: [403],
       args: { slug: slugArg },
       responses: single,
       async handler(ctx) {
@@ -147,6 +153,7 @@ export function linkedRoutes(type: LinkedType): RouteSpec[] {
       methods: ['DELETE'],
       path: `/${plural}/by-slug/:slug`,
       summary: `Move a ${type}, found by its slug, to the trash.`,
+      errors: [403, 410],
       args: { slug: slugArg },
       responses: single,
       async handler(ctx) {
@@ -157,6 +164,7 @@ export function linkedRoutes(type: LinkedType): RouteSpec[] {
       methods: UPDATE_METHODS,
       path: `/${plural}/by-slug/:slug`,
       summary: `Update a ${type} found by its slug.`,
+      errors: [403],
       args: { ...linkedWriteArgs(type, false), slug: slugArg },
       responses: single,
       async handler(ctx) {

@@ -12,6 +12,7 @@ export function namespaceRoutes(registry: RouteRegistry): RouteSpec[] {
       methods: ['GET'],
       path: '',
       summary: 'Describe the namespace: every route, its methods and arguments.',
+      errors: [404],
       args: {
         namespace: arg(Type.String({ default: NAMESPACE })),
         context: arg(Type.String({ default: 'view' })),

@@ -13,9 +13,10 @@ export interface RouteEntry {
   _links?: { self: { href: string }[] };
 }
 
-export function describeRoutes(registry: RouteRegistry, urls: Urls): Record<string, RouteEntry> {
+export function describeRoutes(registry: RouteRegistry, urls: Urls, onlyPath?: string): Record<string, RouteEntry> {
   const routes: Record<string, RouteEntry> = {};
   for (const spec of registry.specs) {
+    if (onlyPath !== undefined && spec.path !== onlyPath) continue;
     const key = `/${NAMESPACE}${wpPattern(spec.path)}`;
     let entry = routes[key];
     if (!entry) {

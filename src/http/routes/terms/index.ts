@@ -140,6 +140,7 @@ export function termRoutes(info: TaxonomyInfo): RouteSpec[] {
       methods: ['POST'],
       path: `/${info.route}`,
       summary: `Create a ${noun}.`,
+      errors: [403],
       args: writeArgs(true),
       responses: { 201: itemSchema },
       async handler(ctx) {
@@ -168,6 +169,7 @@ export function termRoutes(info: TaxonomyInfo): RouteSpec[] {
       methods: UPDATE_METHODS,
       path: `/${info.route}/:id`,
       summary: `Update a ${noun}; fields left out are unchanged.`,
+      errors: [403],
       args: { id: existingTermId(noun), ...writeArgs(false) },
       responses: { 200: itemSchema },
       async handler(ctx) {
@@ -181,6 +183,7 @@ export function termRoutes(info: TaxonomyInfo): RouteSpec[] {
       methods: ['DELETE'],
       path: `/${info.route}/:id`,
       summary: `Delete a ${noun} for good; its children move up to its parent.`,
+      errors: [403],
       args: { id: existingTermId(noun) },
       responses: { 200: itemSchema },
       async handler(ctx) {

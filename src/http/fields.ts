@@ -1,0 +1,47 @@
+/**
+ * WordPress' `_fields`: keep only the named fields of a response; `a.b` keeps `b` inside `a` (and inside each
+ * item when `a` is a list). Arrays at the top level are filtered item by item.
+ */
+export function parseFields(value: unknown): string[] | undefined {
+  const raw = Array.isArray(value) ? value.join(',') : typeof value === 'string' ? value : undefined;
+  if (raw === undefined) return undefined;
+  const fields = raw
+    .split(',')
+    .map((f) => f.trim())
+    .filter((f) => f !== '');
+  return fields.length > 0 ? fields : undefined;
+}
+
+interface Tree {
+  [key: string]: Tree | true;
+}
+
+function tree(fields: readonly string[]): Tree {
+  const root: Tree = {};
+  for (const field of fields) {
+    let node = root;
+    const parts = field.split('.');
+    parts.forEach((part, i) => {
+      if (node[part] === true) return;
+      if (i === parts.length - 1) node[part] = true;
+      else node = (node[part] ??= {}) as Tree;
+    });
+  }
+  return root;
+}
+
+function pick(value: unknown, t: Tree): unknown {
+  if (Array.isArray(value)) return value.map((item) => pick(item, t));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    const sub = t[key];
+    if (sub === undefined) continue;
+    out[key] = sub === true ? v : pick(v, sub);
+  }
+  return out;
+}
+
+export function filterFields(body: unknown, fields: readonly string[]): unknown {
+  return pick(body, tree(fields));
+}

@@ -1,0 +1,213 @@
+/**
+ * The OpenAPI 3.0 document of `GET /doc`, generated from the same route declarations that validate requests:
+ * every route and method, every argument (as query parameters for GET and DELETE, as a JSON or form body for
+ * writes), every response status with its schema. Laid out as the original's document (`openapi`, `info`,
+ * `components`, `servers`, `paths`, paths in the original's order), but complete and true.
+ */
+import type { TSchema } from '@sinclair/typebox';
+import { ErrorSchema } from './schemas/common.schemas.js';
+import { CostDetailsSchema, DateDetailsSchema, EmbeddedTermSchema, EventSchema, ImageSchema, ImageSizeSchema } from './routes/events/events.schemas.js';
+import { OrganizerSchema, VenueSchema } from './routes/linked/linked.schemas.js';
+import { CategorySchema, TagSchema } from './routes/terms/terms.schemas.js';
+import type { Arg } from './params.js';
+import { publicSchema } from './schema-keywords.js';
+import type { HttpMethod, RouteRegistry, RouteSpec } from './route.js';
+
+type Json = Record<string, any>;
+
+/** Named schemas, by the `title` they carry; any schema with one of these titles becomes a `$ref`. */
+const COMPONENTS: Record<string, TSchema> = {
+  Event: EventSchema,
+  Venue: VenueSchema,
+  Organizer: OrganizerSchema,
+  Term: EmbeddedTermSchema,
+  Category: CategorySchema,
+  Tag: TagSchema,
+  Image: ImageSchema,
+  ImageSize: ImageSizeSchema,
+  DateDetails: DateDetailsSchema,
+  CostDetails: CostDetailsSchema,
+  Error: ErrorSchema,
+};
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  400: 'Invalid or missing parameters (`rest_invalid_param`, `rest_missing_callback_param`), malformed JSON (`rest_invalid_json`), or an id of the wrong kind.',
+  401: 'Credentials are needed for this, or those sent are wrong (`rest_forbidden`, `incorrect_password`).',
+  403: 'The caller may not do this, or may not read this item (`rest_forbidden`, `*-not-accessible`).',
+  404: 'No such route, item, or page (`rest_no_route`, `rest-event-not-found`, `*-archive-page-not-found`).',
+  410: 'The item is already in the trash (`*-is-in-trash`).',
+  413: 'The body is larger than BODY_LIMIT (`rest_payload_too_large`).',
+  415: 'The body is neither JSON nor form-encoded (`rest_unsupported_media_type`).',
+};
+
+/**
+ * JSON Schema as TypeBox writes it → OpenAPI 3.0's dialect, with named schemas replaced by references.
+ * `closed`: objects with declared properties allow no others (response schemas: they list every key sent).
+ */
+export function toOpenApiSchema(schema: unknown, root = true, closed = false): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => toOpenApiSchema(s, false, closed));
+  if (schema === null || typeof schema !== 'object') return schema;
+  const s = schema as Json;
+  if (!root && typeof s.title === 'string' && s.title in COMPONENTS) return { $ref: `#/components/schemas/${s.title}` };
+  const out: Json = {};
+  if (closed && s.type === 'object' && s.properties && Object.keys(s.properties).length > 0 && s.additionalProperties === undefined) {
+    out.additionalProperties = false;
+  }
+  for (const [key, value] of Object.entries(s)) {
+    if (key === '$id') continue;
+    if (key === 'const') {
+      out.enum = [value];
+      continue;
+    }
+    if (key === 'patternProperties') {
+      out.additionalProperties = toOpenApiSchema(Object.values(value as Json)[0], false, closed);
+      continue;
+    }
+    if (key === 'properties') {
+      out.properties = Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, toOpenApiSchema(v, false, closed)]));
+      continue;
+    }
+    out[key] = typeof value === 'object' ? toOpenApiSchema(value, false, closed) : value;
+  }
+  return out;
+}
+
+function argSchema(a: Arg<unknown>): Json {
+  const s = toOpenApiSchema(publicSchema(a.schema)) as Json;
+  if (!s.description) s.description = 'No description provided';
+  return s;
+}
+
+function openApiPath(path: string): string {
+  return (path === '' ? '/' : path).replace(/:(\w+)/g, '{$1}');
+}
+
+const pathParams = (path: string) => [...path.matchAll(/:(\w+)/g)].map((m) => m[1]);
+
+function resourceTag(path: string): string {
+  const segment = path.split('/')[1] ?? '';
+  return segment === '' ? 'Namespace' : segment.charAt(0).toUpperCase() + segment.slice(1);
+}
+
+function operationId(method: HttpMethod, spec: RouteSpec): string {
+  const words = spec.path
+    .split('/')
+    .filter((p) => p !== '')
+    .filter((p) => p !== 'by-slug')
+    .map((p) => (p.startsWith(':') ? `By${p.charAt(1).toUpperCase()}${p.slice(2)}` : p.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())))
+    .map((p) => p.charAt(0).toUpperCase() + p.slice(1));
+  return `${method.toLowerCase()}${words.join('') || 'Namespace'}`;
+}
+
+function jsonResponse(description: string, schema: unknown): Json {
+  return { description, content: { 'application/json': { schema } } };
+}
+
+function operation(method: HttpMethod, spec: RouteSpec): Json {
+  const params = pathParams(spec.path);
+  const parameters: Json[] = params.map((name) => ({
+    name,
+    in: 'path',
+    required: true,
+    description: spec.args[name]?.schema.description ?? 'No description provided',
+    schema: { type: name === 'id' ? 'integer' : 'string' },
+  }));
+  const bodyArgs = [
+    ...Object.entries(spec.args).filter(([name]) => !params.includes(name)),
+    ...Object.entries(spec.bodyOnly ?? {}),
+  ];
+  const op: Json = { operationId: operationId(method, spec), summary: spec.summary, tags: [resourceTag(spec.path)], parameters };
+  if (method === 'GET' || method === 'DELETE') {
+    for (const [name, a] of bodyArgs) {
+      const schema = argSchema(a as Arg<unknown>);
+      const description = schema.description;
+      delete schema.description;
+      const p: Json = { name, in: 'query', required: a.required === true, description, schema };
+      if (schema.type === 'array') Object.assign(p, { style: 'form', explode: false });
+      parameters.push(p);
+    }
+  } else if (bodyArgs.length > 0) {
+    const required = bodyArgs.filter(([, a]) => a.required).map(([name]) => name);
+    const schema: Json = {
+      type: 'object',
+      properties: Object.fromEntries(bodyArgs.map(([name, a]) => [name, argSchema(a as Arg<unknown>)])),
+    };
+    if (required.length > 0) schema.required = required;
+    op.requestBody = {
+      required: required.length > 0,
+      content: { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } },
+    };
+  }
+  const responses: Json = {};
+  for (const [status, schema] of Object.entries(spec.responses ?? {})) {
+    responses[status] = jsonResponse(STATUS_TEXT[Number(status)] ?? 'OK', toOpenApiSchema(schema, false, true));
+  }
+  if (Object.keys(responses).length === 0) responses['200'] = jsonResponse('OK', { type: 'object', additionalProperties: true });
+  const error = { $ref: '#/components/schemas/Error' };
+  const errorStatuses = new Set<number>([400, 401, ...(spec.errors ?? [])]);
+  if (method === 'POST' || method === 'PUT' || method === 'PATCH') {
+    errorStatuses.add(413);
+    errorStatuses.add(415);
+  }
+  for (const status of [...errorStatuses].sort()) responses[String(status)] = jsonResponse(STATUS_TEXT[status], error);
+  op.responses = responses;
+  op.security = [{}, { applicationPassword: [] }];
+  return op;
+}
+
+export interface DocumentOptions {
+  /** `{PUBLIC_URL}/calendar/events/v1/`, with the trailing slash the original has. */
+  serverUrl: string;
+}
+
+export function buildOpenApiDocument(registry: RouteRegistry, options: DocumentOptions): Json {
+  const schemas: Json = {};
+  for (const [name, schema] of Object.entries(COMPONENTS)) schemas[name] = toOpenApiSchema(schema, true, true);
+
+  const paths: Json = {};
+  let index: Json | undefined;
+  for (const [path, specs] of registry.byPath()) {
+    const item: Json = {};
+    for (const spec of specs) for (const method of spec.methods) item[method.toLowerCase()] = operation(method, spec);
+    // the original's document starts with /doc; the namespace index goes last
+    if (path === '') index = item;
+    else paths[openApiPath(path)] = item;
+  }
+  if (index) paths['/'] = index;
+
+  // identical request bodies (POST/PUT/PATCH of one route, JSON and form alike) are written once
+  const requestBodies: Json = {};
+  const named = new Map<string, string>();
+  for (const item of Object.values(paths) as Json[]) {
+    for (const op of Object.values(item) as Json[]) {
+      if (!op.requestBody) continue;
+      const key = JSON.stringify(op.requestBody);
+      let name = named.get(key);
+      if (!name) {
+        name = `${op.operationId.charAt(0).toUpperCase()}${op.operationId.slice(1)}Body`;
+        named.set(key, name);
+        requestBodies[name] = op.requestBody;
+      }
+      op.requestBody = { $ref: `#/components/requestBodies/${name}` };
+    }
+  }
+
+  return {
+    openapi: '3.0.3',
+    info: {
+      version: '1.0.0',
+      title: 'Events Calendar REST API',
+      description:
+        'Events, venues, organizers, event categories and tags, wire-compatible with The Events Calendar legacy REST API. Authenticate with HTTP Basic: a login and an application password.',
+    },
+    components: {
+      schemas,
+      requestBodies,
+      securitySchemes: { applicationPassword: { type: 'http', scheme: 'basic', description: 'A login and an application password.' } },
+    },
+    servers: [{ url: options.serverUrl }],
+    paths,
+  };
+}

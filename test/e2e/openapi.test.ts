@@ -1,0 +1,242 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import AjvModule from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { openApiDocument } from '../../src/cli/openapi.command.js';
+import { createTestApp, PUBLIC_URL, type Caller, type TestApp } from '../helpers/app.js';
+import { makeCategory, makeEvent, makeLinked, makeTag } from '../helpers/factories.js';
+
+const Ajv = AjvModule as unknown as typeof AjvModule.default;
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+/** Every route and method of the specification (spec §4.1). */
+const SPEC_ROUTES: [string, string[]][] = [
+  ['/', ['get']],
+  ['/doc', ['get']],
+  ['/events', ['get', 'post']],
+  ['/events/{id}', ['get', 'post', 'put', 'patch', 'delete']],
+  ['/events/by-slug/{slug}', ['get', 'post', 'put', 'patch', 'delete']],
+  ['/venues', ['get', 'post']],
+  ['/venues/{id}', ['get', 'post', 'put', 'patch', 'delete']],
+  ['/venues/by-slug/{slug}', ['get', 'post', 'put', 'patch', 'delete']],
+  ['/organizers', ['get', 'post']],
+  ['/organizers/{id}', ['get', 'post', 'put', 'patch', 'delete']],
+  ['/organizers/by-slug/{slug}', ['get', 'post', 'put', 'patch', 'delete']],
+  ['/categories', ['get', 'post']],
+  ['/categories/{id}', ['get', 'post', 'put', 'patch', 'delete']],
+  ['/tags', ['get', 'post']],
+  ['/tags/{id}', ['get', 'post', 'put', 'patch', 'delete']],
+];
+
+describe('GET /doc', () => {
+  let t: TestApp;
+  let doc: any;
+  before(async () => {
+    t = await createTestApp();
+    doc = (await t.get('/doc')).body;
+  });
+  after(() => t.close());
+
+  it('is an OpenAPI 3 document in the original layout', async () => {
+    assert.deepEqual(Object.keys(doc), ['openapi', 'info', 'components', 'servers', 'paths']);
+    assert.match(doc.openapi, /^3\.0\.\d$/);
+    assert.equal(doc.info.version, '1.0.0');
+    assert.deepEqual(doc.servers, [{ url: `${PUBLIC_URL}/calendar/events/v1/` }]);
+    for (const name of ['Event', 'Venue', 'Organizer', 'Term', 'Image', 'ImageSize', 'DateDetails', 'CostDetails', 'Error']) {
+      assert.ok(name in doc.components.schemas, name);
+    }
+    assert.deepEqual(Object.keys(doc.paths).slice(0, 4), ['/doc', '/events', '/events/{id}', '/events/by-slug/{slug}']);
+  });
+
+  it('validates against the OpenAPI 3 schema', async () => {
+    const result = await new Validator().validate(doc);
+    assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
+  });
+
+  it('covers every route and method of the specification, with parameters and error responses', () => {
+    for (const [path, methods] of SPEC_ROUTES) {
+      assert.ok(path in doc.paths, path);
+      for (const method of methods) {
+        const op = doc.paths[path][method];
+        assert.ok(op, `${method} ${path}`);
+        assert.ok(op.responses['400'] && op.responses['401'], `${method} ${path} documents its errors`);
+        if (['post', 'put', 'patch'].includes(method) && path !== '/') assert.ok(op.requestBody, `${method} ${path} body`);
+      }
+    }
+    const list = doc.paths['/events'].get;
+    const perPage = list.parameters.find((p: any) => p.name === 'per_page');
+    assert.deepEqual(perPage.schema, { default: 4, type: 'integer' });
+    assert.ok(perPage.description);
+    const categories = list.parameters.find((p: any) => p.name === 'categories');
+    assert.equal(categories.style, 'form');
+    assert.equal(categories.explode, false);
+    const create = doc.components.requestBodies[doc.paths['/events'].post.requestBody.$ref.split('/').pop()];
+    assert.deepEqual(Object.keys(create.content), ['application/json', 'application/x-www-form-urlencoded']);
+    assert.deepEqual(create.content['application/json'].schema.required, ['title', 'start_date', 'end_date']);
+    assert.deepEqual(doc.paths['/events/{id}'].delete.responses['410'].content['application/json'].schema, { $ref: '#/components/schemas/Error' });
+  });
+
+  it('is the committed openapi.json (run `npm run openapi` after changing a route)', () => {
+    const committed = readFileSync(fileURLToPath(new URL('../../../openapi.json', import.meta.url)), 'utf8');
+    assert.equal(committed, openApiDocument('http://localhost:8080'), 'openapi.json is out of date');
+  });
+});
+
+describe('live responses match the documented schemas', () => {
+  let t: TestApp;
+  let doc: any;
+  let ajv: InstanceType<typeof Ajv>;
+  before(async () => {
+    t = await createTestApp();
+    doc = (await t.get('/doc')).body;
+    ajv = new Ajv({ strict: false, validateSchema: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addFormat('double', true);
+    ajv.addSchema(doc, 'doc');
+  });
+  after(() => t.close());
+
+  const pointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+  async function check(method: string, docPath: string, url: string, options: { as?: Caller; json?: unknown } = {}) {
+    const res = await t.request(method.toUpperCase(), url, options);
+    const status = String(res.status);
+    const responses = doc.paths[docPath][method].responses;
+    assert.ok(status in responses, `${method} ${docPath} answered ${status}, which is not documented`);
+    const validate = ajv.compile({ $ref: `doc#/paths/${pointer(docPath)}/${method}/responses/${status}/content/application~1json/schema` });
+    assert.ok(validate(res.body), `${method} ${url} ${status}: ${JSON.stringify(validate.errors, null, 1)}`);
+    return res;
+  }
+
+  it('for events, venues, organizers, terms and errors', async () => {
+    const cat = await makeCategory(t, { name: 'Schema cat' });
+    const parent = await makeCategory(t, { name: 'Schema parent' });
+    await makeCategory(t, { name: 'Schema child', parent: parent.id });
+    const tag = await makeTag(t, { name: 'schema-tag' });
+    const venue = await makeLinked(t, 'venue', { venue: 'Schema Hall', city: 'Paris', geo_lat: 48.8, geo_lng: 2.3, website: 'https://hall.example.org', image: 'https://cdn.example.org/hall.png' });
+    const org = await makeLinked(t, 'organizer', { organizer: 'Schema Org', email: 'o@x.org' });
+    const event = await makeEvent(t, {
+      title: 'Schema event',
+      categories: [cat.id, 'Schema child'],
+      tags: [tag.id],
+      venue: venue.id,
+      organizer: [org.id],
+      cost: ['0', '15'],
+      image: 'https://cdn.example.org/event.jpg',
+      website: 'https://event.example.org',
+    });
+    await makeEvent(t, { title: 'Second schema event' });
+
+    await check('get', '/events', '/events?per_page=1');
+    await check('get', '/events/{id}', `/events/${event.id}`);
+    await check('get', '/events/by-slug/{slug}', `/events/by-slug/${event.slug}`);
+    await check('post', '/events', '/events', { as: 'editor', json: { title: 'Created', start_date: '2030-01-01', end_date: '2030-01-01', venue: { venue: 'New hall' } } });
+    await check('patch', '/events/{id}', `/events/${event.id}`, { as: 'editor', json: { cost: '20' } });
+    await check('get', '/venues', '/venues');
+    await check('get', '/venues/{id}', `/venues/${venue.id}`);
+    await check('get', '/organizers', '/organizers');
+    await check('get', '/organizers/{id}', `/organizers/${org.id}`);
+    await check('post', '/organizers', '/organizers', { as: 'author', json: { organizer: 'Fresh org' } });
+    await check('get', '/categories', '/categories?hide_empty=0&per_page=2');
+    await check('get', '/categories/{id}', `/categories/${cat.id}`);
+    await check('get', '/tags', '/tags');
+    await check('get', '/tags/{id}', `/tags/${tag.id}`);
+    await check('post', '/tags', '/tags', { as: 'editor', json: { name: 'fresh tag' } });
+    await check('get', '/doc', '/doc');
+    await check('get', '/', '/calendar/events/v1');
+    // errors
+    await check('get', '/events', '/events?page=0');
+    await check('get', '/events/{id}', '/events/999999');
+    await check('post', '/events', '/events', { json: { title: 'x', start_date: '2030-01-01', end_date: '2030-01-01' } });
+    await check('post', '/events', '/events', { as: 'subscriber', json: { title: 'x', start_date: '2030-01-01', end_date: '2030-01-01' } });
+    await check('post', '/events', '/events', { as: 'editor', json: {} });
+    const gone = await makeEvent(t);
+    await t.del(`/events/${gone.id}`, { as: 'administrator' });
+    await check('delete', '/events/{id}', `/events/${gone.id}`, { as: 'administrator' });
+    await check('get', '/venues', '/venues?page=9');
+    await check('get', '/tags/{id}', '/tags/999999', { as: 'bad' });
+  });
+});
+
+describe('protocol details', () => {
+  let t: TestApp;
+  before(async () => (t = await createTestApp()));
+  after(() => t.close());
+
+  it('answers HEAD on GET routes with headers and no body', async () => {
+    const res = await t.request('HEAD', '/events');
+    assert.equal(res.status, 200);
+    assert.equal(res.text, '');
+    assert.equal(res.headers['x-tec-total'], '0');
+  });
+
+  it('answers OPTIONS with Allow and the route description', async () => {
+    const res = await t.request('OPTIONS', '/events/12');
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.allow, 'GET, DELETE, POST, PUT, PATCH');
+    assert.deepEqual(res.body.methods, ['GET', 'DELETE', 'POST', 'PUT', 'PATCH']);
+    assert.equal(res.body.namespace, 'calendar/events/v1');
+    assert.equal((await t.request('OPTIONS', '/categories')).headers.allow, 'GET, POST');
+    assert.equal((await t.get('/categories')).headers.allow, 'GET, POST', 'Allow on every response');
+  });
+
+  it('selects fields with _fields, nested ones with a dot', async () => {
+    const e = await makeEvent(t, { title: 'Fields' });
+    const single = await t.get(`/events/${e.id}`, { query: { _fields: 'id,title' } });
+    assert.deepEqual(single.body, { id: e.id, title: 'Fields' });
+    const list = await t.get('/events', { query: { _fields: 'total,events.id' } });
+    assert.deepEqual(Object.keys(list.body), ['events', 'total']);
+    assert.deepEqual(list.body.events, [{ id: e.id }]);
+  });
+
+  it('overrides POST with _method or X-HTTP-Method-Override', async () => {
+    const e = await makeEvent(t, { title: 'Override me' });
+    const viaQuery = await t.post(`/events/${e.id}`, { as: 'administrator', query: { _method: 'DELETE' } });
+    assert.equal(viaQuery.status, 200);
+    assert.equal(viaQuery.body.status, 'trash');
+    const c = await makeCategory(t, { name: 'Override cat' });
+    const viaHeader = await t.post(`/categories/${c.id}`, { as: 'administrator', headers: { 'x-http-method-override': 'DELETE' } });
+    assert.equal(viaHeader.status, 200);
+    assert.equal((await t.get(`/categories/${c.id}`)).status, 400);
+    const unknown = await t.post('/events', { as: 'administrator', query: { _method: 'DELETE' } });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.code, 'rest_no_route');
+  });
+
+  it('sends the standard headers', async () => {
+    const res = await t.get('/tags');
+    assert.equal(res.headers['content-type'], 'application/json; charset=UTF-8');
+    assert.equal(res.headers['x-content-type-options'], 'nosniff');
+    assert.equal(res.headers.link, `<${PUBLIC_URL}/>; rel="https://api.w.org/"`);
+  });
+
+  it('sends no CORS headers unless CORS_ORIGINS allows the origin', async () => {
+    const res = await t.get('/events', { headers: { origin: 'https://app.example.org' } });
+    assert.equal(res.headers['access-control-allow-origin'], undefined);
+    const cors = await createTestApp({ CORS_ORIGINS: 'https://app.example.org, https://other.example.org' });
+    try {
+      const ok = await cors.get('/events', { headers: { origin: 'https://app.example.org' } });
+      assert.equal(ok.headers['access-control-allow-origin'], 'https://app.example.org');
+      assert.match(String(ok.headers['access-control-expose-headers']), /X-TEC-Total, X-TEC-TotalPages, Link/);
+      assert.equal(ok.headers.vary, 'Origin');
+      const preflight = await cors.request('OPTIONS', '/events', {
+        headers: { origin: 'https://other.example.org', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+      });
+      assert.equal(preflight.status, 204);
+      assert.match(String(preflight.headers['access-control-allow-methods']), /POST/);
+      assert.match(String(preflight.headers['access-control-allow-headers']), /Authorization/);
+      const denied = await cors.get('/events', { headers: { origin: 'https://evil.example.org' } });
+      assert.equal(denied.headers['access-control-allow-origin'], undefined);
+    } finally {
+      await cors.close();
+    }
+    const any = await createTestApp({ CORS_ORIGINS: '*' });
+    try {
+      assert.equal((await any.get('/tags', { headers: { origin: 'https://x.example' } })).headers['access-control-allow-origin'], '*');
+    } finally {
+      await any.close();
+    }
+  });
+});
