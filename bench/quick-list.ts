@@ -9,8 +9,9 @@ const n = Number(process.argv[2] ?? 10_000);
 const storage = new Storage(new SqliteDialect({ path: ':memory:' }));
 await storage.migrate();
 const seeded = await seed(storage, { events: n });
+await storage.optimize();
 console.log(`seeded ${n} events in ${seeded.seconds.toFixed(1)} s`);
-const app = await buildApp(loadConfig({ LOG_LEVEL: 'silent' }), storage, { logger: false });
+const app = await buildApp(loadConfig({ LOG_LEVEL: 'silent', CACHE_MB: process.env.CACHE_MB ?? '0' }), storage, { logger: false });
 await app.ready();
 
 async function measure(label: string, url: string, runs = 300) {
@@ -30,6 +31,6 @@ const B = '/calendar/events/v1';
 await measure('GET /events', `${B}/events`);
 await measure('GET /events per_page=50', `${B}/events?per_page=50`);
 await measure('filtered (cat+search+dates)', `${B}/events?categories=category-1&search=jazz&start_date=-1 year&end_date=+1 year&per_page=10`);
-await measure('GET /events/<id>', `${B}/events/${seeded.eventIds[0] + 7}`);
+await measure('GET /events/<id>', `${B}/events/${seeded.publishedEventId}`);
 await measure('GET /categories', `${B}/categories`);
 await app.close();

@@ -1,17 +1,28 @@
 /**
- * Bulk seeding for benchmarks (not HTTP): events spread over ±2 years with realistic durations, categories
- * (some nested), tags, 1–3 terms per event, a share of drafts and hidden events. Rows go in with multi-row
- * inserts inside transactions, the same way on both databases.
+ * Bulk seeding for benchmarks (not HTTP): events spread over ±2 years with realistic durations, venues with
+ * coordinates around a few cities, organizers, categories (some nested), tags, 1–3 terms and 0–2 organizers per
+ * event, and a share of drafts and hidden events. Multi-row inserts inside transactions, the same way on both
+ * databases; deterministic for a given seed.
  */
 import type { Storage } from '../src/storage/storage.js';
 
 export interface SeedOptions {
   events: number;
+  venues?: number;
+  organizers?: number;
   categories?: number;
   tags?: number;
-  /** Deterministic pseudo-random data for a given seed. */
   seed?: number;
   batch?: number;
+  /** Called after each batch with the number of events written so far. */
+  progress?: (done: number) => void;
+}
+
+export interface Seeded {
+  firstEventId: number;
+  lastEventId: number;
+  publishedEventId: number;
+  seconds: number;
 }
 
 function rng(seed: number) {
@@ -31,19 +42,44 @@ const fmt = (ms: number) => {
 };
 
 const WORDS = ['jazz', 'rock', 'festival', 'market', 'yoga', 'lecture', 'film', 'workshop', 'concert', 'tour', 'family', 'night', 'morning', 'garden', 'art', 'food', 'wine', 'dance', 'poetry', 'science'];
+const CITIES: [string, number, number][] = [
+  ['Paris', 48.8566, 2.3522],
+  ['Lyon', 45.764, 4.8357],
+  ['Berlin', 52.52, 13.405],
+  ['Madrid', 40.4168, -3.7038],
+  ['New York', 40.7128, -74.006],
+  ['Chicago', 41.8781, -87.6298],
+];
 
-export async function seed(storage: Storage, options: SeedOptions): Promise<{ eventIds: [number, number]; seconds: number }> {
+async function chunks<T>(items: T[], size: number, fn: (chunk: T[]) => Promise<void>) {
+  for (let i = 0; i < items.length; i += size) await fn(items.slice(i, i + size));
+}
+
+export async function seed(storage: Storage, options: SeedOptions): Promise<Seeded> {
   const started = Date.now();
   const random = rng(options.seed ?? 42);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)];
   const db = storage.db;
-  const batch = options.batch ?? 500;
+  const batch = options.batch ?? 1000;
   const now = Date.now();
   const stamp = fmt(now);
+  const post = (type: 'event' | 'venue' | 'organizer', title: string, slug: string, status = 'publish') => ({
+    type,
+    status,
+    author_id: 1,
+    title,
+    content: `About ${title}: ${WORDS.slice(0, 3 + Math.floor(random() * 10)).join(' ')}.`,
+    slug,
+    date: stamp,
+    date_utc: stamp,
+    modified: stamp,
+    modified_utc: stamp,
+  });
 
+  // terms
   const categoryIds: number[] = [];
-  const nCategories = options.categories ?? 50;
-  for (let i = 0; i < nCategories; i++) {
-    const parent = i >= 10 && random() < 0.5 ? categoryIds[Math.floor(random() * 10)] : 0;
+  for (let i = 0; i < (options.categories ?? 50); i++) {
+    const parent = i >= 10 && random() < 0.5 ? pick(categoryIds.slice(0, 10)) : 0;
     const row = await db
       .insertInto('terms')
       .values({ taxonomy: 'tribe_events_cat', name: `Category ${i}`, slug: `category-${i}`, description: '', parent_id: parent, created_at: stamp, modified_at: stamp })
@@ -53,56 +89,80 @@ export async function seed(storage: Storage, options: SeedOptions): Promise<{ ev
   }
   const tagIds: number[] = [];
   const nTags = options.tags ?? 200;
-  for (let i = 0; i < nTags; i += 100) {
+  await chunks([...Array(nTags).keys()], 100, async (chunk) => {
     const rows = await db
       .insertInto('terms')
-      .values(
-        Array.from({ length: Math.min(100, nTags - i) }, (_, k) => ({
-          taxonomy: 'post_tag' as const,
-          name: `tag ${i + k}`,
-          slug: `tag-${i + k}`,
-          description: '',
-          parent_id: 0,
-          created_at: stamp,
-          modified_at: stamp,
-        })),
-      )
+      .values(chunk.map((i) => ({ taxonomy: 'post_tag' as const, name: `tag ${i}`, slug: `tag-${i}`, description: '', parent_id: 0, created_at: stamp, modified_at: stamp })))
       .returning('id')
       .execute();
     tagIds.push(...rows.map((r) => r.id));
-  }
+  });
 
+  // venues and organizers
+  const venueIds: number[] = [];
+  await chunks([...Array(options.venues ?? 500).keys()], 250, async (chunk) => {
+    await storage.transaction(async (tx) => {
+      const ids = (await tx.db.insertInto('posts').values(chunk.map((i) => post('venue', `${pick(WORDS)} hall ${i}`, `venue-${i}`))).returning('id').execute()).map((r) => r.id);
+      await tx.db
+        .insertInto('venues')
+        .values(
+          ids.map((id, k) => {
+            const [city, lat, lng] = CITIES[(chunk[k] ?? 0) % CITIES.length];
+            return {
+              post_id: id,
+              address: `${1 + Math.floor(random() * 200)} Main Street`,
+              city,
+              country: city === 'New York' || city === 'Chicago' ? 'United States' : 'Europe',
+              province: '',
+              state: '',
+              zip: String(10000 + Math.floor(random() * 89999)),
+              phone: '',
+              website: '',
+              stateprovince: '',
+              show_map: 1 as const,
+              show_map_link: 1 as const,
+              geo_lat: lat + (random() - 0.5) * 0.4,
+              geo_lng: lng + (random() - 0.5) * 0.4,
+            };
+          }),
+        )
+        .execute();
+      venueIds.push(...ids);
+    });
+  });
+  const organizerIds: number[] = [];
+  await chunks([...Array(options.organizers ?? 300).keys()], 250, async (chunk) => {
+    await storage.transaction(async (tx) => {
+      const ids = (await tx.db.insertInto('posts').values(chunk.map((i) => post('organizer', `Organizer ${i}`, `organizer-${i}`))).returning('id').execute()).map((r) => r.id);
+      await tx.db.insertInto('organizers').values(ids.map((id, k) => ({ post_id: id, email: `org${chunk[k]}@example.org`, phone: '555-0100', website: '' }))).execute();
+      organizerIds.push(...ids);
+    });
+  });
+
+  // events
   let first = 0;
   let last = 0;
+  let published = 0;
   const span = 2 * 365 * 86_400_000;
   for (let done = 0; done < options.events; done += batch) {
     const n = Math.min(batch, options.events - done);
     await storage.transaction(async (tx) => {
-      const txDb = tx.db;
-      const posts = Array.from({ length: n }, (_, k) => {
+      const statuses = Array.from({ length: n }, () => (random() < 0.05 ? 'draft' : 'publish'));
+      const rows = Array.from({ length: n }, (_, k) => {
         const i = done + k;
-        const title = `${WORDS[Math.floor(random() * WORDS.length)]} ${WORDS[Math.floor(random() * WORDS.length)]} ${i}`;
-        return {
-          type: 'event' as const,
-          status: random() < 0.05 ? 'draft' : 'publish',
-          author_id: 1,
-          title,
-          content: `About ${title}: ${WORDS.slice(0, 3 + Math.floor(random() * 10)).join(' ')}.`,
-          slug: `event-${i}`,
-          date: stamp,
-          date_utc: stamp,
-          modified: stamp,
-          modified_utc: stamp,
-        };
+        return post('event', `${pick(WORDS)} ${pick(WORDS)} ${i}`, `event-${i}`, statuses[k]);
       });
-      const ids = (await txDb.insertInto('posts').values(posts).returning('id').execute()).map((r) => r.id);
+      const ids = (await tx.db.insertInto('posts').values(rows).returning('id').execute()).map((r) => r.id);
       if (first === 0) first = ids[0];
       last = ids[ids.length - 1];
-      const events = ids.map((id) => {
+      const events = ids.map((id, k) => {
         const start = Math.floor((now - span + random() * 2 * span) / 900_000) * 900_000;
-        const duration = [3_600_000, 7_200_000, 10_800_000, 86_400_000 - 1000][Math.floor(random() * 4)];
+        const duration = pick([3_600_000, 7_200_000, 10_800_000, 86_400_000 - 1000]);
+        const hidden = random() < 0.02 ? 1 : 0;
+        if (published === 0 && statuses[k] === 'publish' && !hidden && start > now) published = id;
         return {
           post_id: id,
+          status: statuses[k],
           start_date: fmt(start),
           end_date: fmt(start + duration),
           start_utc: fmt(start),
@@ -117,24 +177,29 @@ export async function seed(storage: Storage, options: SeedOptions): Promise<{ ev
           website: null,
           show_map: 1 as const,
           show_map_link: 1 as const,
-          hide_from_listings: (random() < 0.02 ? 1 : 0) as 0 | 1,
+          hide_from_listings: hidden as 0 | 1,
           featured: (random() < 0.1 ? 1 : 0) as 0 | 1,
-          venue_id: null,
+          venue_id: random() < 0.9 ? pick(venueIds) : null,
         };
       });
-      await txDb.insertInto('events').values(events).execute();
+      await tx.db.insertInto('events').values(events).execute();
       const rels: { post_id: number; term_id: number }[] = [];
+      const links: { event_id: number; organizer_id: number; position: number }[] = [];
       for (const id of ids) {
         const terms = new Set<number>();
         const k = 1 + Math.floor(random() * 3);
-        for (let j = 0; j < k; j++) {
-          terms.add(random() < 0.5 ? categoryIds[Math.floor(random() * categoryIds.length)] : tagIds[Math.floor(random() * tagIds.length)]);
-        }
+        for (let j = 0; j < k; j++) terms.add(random() < 0.5 ? pick(categoryIds) : pick(tagIds));
         for (const term_id of terms) rels.push({ post_id: id, term_id });
+        const orgs = new Set<number>();
+        const m = Math.floor(random() * 3);
+        for (let j = 0; j < m; j++) orgs.add(pick(organizerIds));
+        [...orgs].forEach((organizer_id, position) => links.push({ event_id: id, organizer_id, position }));
       }
-      await txDb.insertInto('term_relationships').values(rels).execute();
+      if (rels.length > 0) await tx.db.insertInto('term_relationships').values(rels).execute();
+      if (links.length > 0) await tx.db.insertInto('event_organizers').values(links).execute();
     });
+    options.progress?.(done + n);
   }
   await storage.terms.recount();
-  return { eventIds: [first, last], seconds: (Date.now() - started) / 1000 };
+  return { firstEventId: first, lastEventId: last, publishedEventId: published, seconds: (Date.now() - started) / 1000 };
 }

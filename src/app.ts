@@ -9,6 +9,7 @@ import { errors } from './domain/errors.js';
 import { createServices, type Services } from './domain/services.js';
 import { registerAuth } from './http/plugins/auth.plugin.js';
 import { registerCors } from './http/plugins/cors.plugin.js';
+import { registerResponseCache } from './http/plugins/cache.plugin.js';
 import { registerErrorHandling } from './http/plugins/errors.plugin.js';
 import { RouteRegistry } from './http/route.js';
 import { registerServiceRoutes } from './http/routes/health/index.js';
@@ -101,7 +102,8 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
 
   registerErrorHandling(app, storage, config.bodyLimit);
   registerCors(app, config.corsOrigins);
-  registerAuth(app, services.users);
+  registerAuth(app, services.users, storage);
+  registerResponseCache(app, services, config.cacheBytes);
 
   const apiLink = `<${urls.home}/>; rel="https://api.w.org/"`;
   app.addHook('onSend', async (request, reply, payload) => {

@@ -1,19 +1,41 @@
 /**
  * The process entry: load the configuration, open and migrate the database, create the first administrator
- * if asked, build the app and listen. The only file that listens. SIGTERM/SIGINT close it gracefully: the
- * listener stops accepting, in-flight requests finish, then the database closes.
+ * if asked, build the app and listen. The only file that listens. With WORKERS > 1 the primary process
+ * prepares the database once and forks that many workers sharing the port (caches stay correct across them:
+ * they check the database's data version).
+ *
+ * SIGTERM/SIGINT close gracefully: the listener stops accepting, in-flight requests finish, then the database
+ * closes.
  */
+import cluster from 'node:cluster';
 import { buildApp } from './app.js';
 import type { Config } from './config/config.js';
+import { UserService } from './domain/users/user.service.js';
 import { openStorage } from './storage/storage.js';
 
-export async function serve(config: Config): Promise<void> {
-  const storage = await openStorage(config.database);
-  await storage.migrate();
-  const app = await buildApp(config, storage);
-  if (await app.services.users.ensureAdmin(config.adminLogin, config.adminPassword)) {
-    app.log.info({ login: config.adminLogin }, 'created the first administrator');
+/** Migrations, statistics and the first administrator: once, before any worker serves. */
+async function prepareDatabase(config: Config): Promise<boolean> {
+  const storage = await openStorage(config.database, { poolSize: 2 });
+  try {
+    await storage.migrate();
+    await storage.optimize();
+    return await new UserService(storage).ensureAdmin(config.adminLogin, config.adminPassword);
+  } finally {
+    await storage.close();
   }
+}
+
+export async function serve(config: Config): Promise<void> {
+  if (config.workers > 1 && cluster.isPrimary) return primary(config);
+  if (cluster.isPrimary && (await prepareDatabase(config))) {
+    process.stdout.write(`created the first administrator ${config.adminLogin}\n`);
+  }
+  return worker(config);
+}
+
+async function worker(config: Config): Promise<void> {
+  const storage = await openStorage(config.database);
+  const app = await buildApp(config, storage);
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -33,4 +55,27 @@ export async function serve(config: Config): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+}
+
+async function primary(config: Config): Promise<void> {
+  if (await prepareDatabase(config)) process.stdout.write(`created the first administrator ${config.adminLogin}\n`);
+  let stopping = false;
+  const fork = () => cluster.fork();
+  for (let i = 0; i < config.workers; i++) fork();
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    process.stderr.write(`worker ${worker.process.pid} exited (${signal ?? code}); starting another\n`);
+    setTimeout(fork, 500);
+  });
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(signal);
+    setTimeout(() => process.exit(1), 12_000).unref();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }

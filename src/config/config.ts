@@ -3,6 +3,7 @@
  * base reads `process.env`: the server and the CLI call `loadConfig(process.env)` once and pass the frozen
  * result down.
  */
+import { availableParallelism } from 'node:os';
 import { isValidTimeZone } from '../time/zones.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -20,6 +21,10 @@ export interface Config {
   readonly bodyLimit: number;
   /** Origins allowed by CORS: empty = CORS off, `['*']` = any. */
   readonly corsOrigins: readonly string[];
+  /** Bytes the response cache may hold; 0 turns it off. */
+  readonly cacheBytes: number;
+  /** Service processes sharing the port (1: no cluster). */
+  readonly workers: number;
 }
 
 export type DatabaseConfig =
@@ -65,6 +70,16 @@ export const VARIABLES: readonly VariableDoc[] = [
   { name: 'SITE_TIMEZONE', default: 'UTC', description: 'Site time zone: an IANA name, `UTC` or `UTC±N[.5]`.' },
   { name: 'LOG_LEVEL', default: 'info', description: 'fatal, error, warn, info, debug, trace or silent.' },
   { name: 'BODY_LIMIT', default: '1048576', description: 'Largest accepted request body in bytes (larger → 413).' },
+  {
+    name: 'CACHE_MB',
+    default: '64',
+    description: 'Memory for the response cache of reads, in MiB (entries live 1 s at most and die with any write); 0 turns it off.',
+  },
+  {
+    name: 'WORKERS',
+    default: '1',
+    description: 'Service processes sharing the port: a number, or `auto` for one per CPU core.',
+  },
   {
     name: 'CORS_ORIGINS',
     default: '(off)',
@@ -181,5 +196,7 @@ export function loadConfig(env: Env): Config {
     logLevel,
     bodyLimit,
     corsOrigins: Object.freeze(corsOrigins.includes('*') ? ['*'] : corsOrigins),
+    cacheBytes: integer(env, 'CACHE_MB', 64, 0, 4096) * 1024 * 1024,
+    workers: value(env, 'WORKERS')?.toLowerCase() === 'auto' ? availableParallelism() : integer(env, 'WORKERS', 1, 1, 256),
   });
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sanitizeSlug, uniqueSlug } from './slugs.js';
+import { firstFreeSlug, sanitizeSlug } from './slugs.js';
 
 describe('slugs', () => {
   it('sanitises like WordPress', () => {
@@ -16,10 +16,16 @@ describe('slugs', () => {
     assert.equal(sanitizeSlug('snake_case'), 'snake_case');
   });
 
-  it('numbers taken slugs from 2', () => {
-    assert.equal(uniqueSlug('a', new Set()), 'a');
-    assert.equal(uniqueSlug('a', new Set(['a'])), 'a-2');
-    assert.equal(uniqueSlug('a', new Set(['a', 'a-2', 'a-3'])), 'a-4');
-    assert.equal(uniqueSlug('a', new Set(['a-2'])), 'a');
+  it('numbers taken slugs from 2, looking them up in batches', async () => {
+    const existing = (taken: string[]) => async (candidates: string[]) => new Set(candidates.filter((c) => taken.includes(c)));
+    assert.equal(await firstFreeSlug('a', existing([])), 'a');
+    assert.equal(await firstFreeSlug('a', existing(['a'])), 'a-2');
+    assert.equal(await firstFreeSlug('a', existing(['a', 'a-2', 'a-3'])), 'a-4');
+    assert.equal(await firstFreeSlug('a', existing(['a-2'])), 'a');
+    const many = ['a', ...Array.from({ length: 40 }, (_, i) => `a-${i + 2}`)];
+    let lookups = 0;
+    const counted = async (candidates: string[]) => (lookups++, existing(many)(candidates));
+    assert.equal(await firstFreeSlug('a', counted), 'a-42');
+    assert.equal(lookups, 3);
   });
 });

@@ -24,13 +24,14 @@ export function sanitizeSlug(input: string): string {
 }
 
 /**
- * The first of `base`, `base-2`, `base-3`, … that `taken` does not hold. `taken` is the set of existing slugs
- * that start with `base` (callers load it with one query).
+ * The first free slug of `base`, `base-2`, `base-3`, …, asking `taken` which of a batch of candidates exist
+ * (one indexed lookup per batch of twenty, whatever the number of posts).
  */
-export function uniqueSlug(base: string, taken: ReadonlySet<string>): string {
-  if (!taken.has(base)) return base;
-  for (let n = 2; ; n++) {
-    const candidate = `${base}-${n}`;
-    if (!taken.has(candidate)) return candidate;
+export async function firstFreeSlug(base: string, taken: (candidates: string[]) => Promise<ReadonlySet<string>>): Promise<string> {
+  for (let from = 1; ; from += 20) {
+    const candidates = Array.from({ length: 20 }, (_, i) => (from + i === 1 ? base : `${base}-${from + i}`));
+    const used = await taken(candidates);
+    const free = candidates.find((c) => !used.has(c));
+    if (free !== undefined) return free;
   }
 }

@@ -55,6 +55,8 @@ export interface PostsTable {
 
 export interface EventsTable {
   post_id: number;
+  /** Equal to the post's status (kept so by EventStore), for the listing index. */
+  status: string;
   /** Wall-clock start/end in the event's own time zone. */
   start_date: string;
   end_date: string;
@@ -144,6 +146,11 @@ export interface SchemaMigrationsTable {
   applied_at: string;
 }
 
+export interface DataVersionTable {
+  id: number;
+  version: number;
+}
+
 export interface Database {
   schema_migrations: SchemaMigrationsTable;
   users: UsersTable;
@@ -156,6 +163,7 @@ export interface Database {
   images: ImagesTable;
   terms: TermsTable;
   term_relationships: TermRelationshipsTable;
+  data_version: DataVersionTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

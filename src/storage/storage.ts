@@ -62,6 +62,15 @@ export class Storage {
     return migrate(this.dialect);
   }
 
+  /** Moves on with every committed write, in any process: what caches compare against. */
+  dataVersion(): Promise<number> {
+    return this.dialect.dataVersion();
+  }
+
+  optimize(): Promise<void> {
+    return this.dialect.optimize();
+  }
+
   ping(): Promise<void> {
     return this.dialect.ping();
   }

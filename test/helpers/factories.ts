@@ -47,6 +47,7 @@ export async function insertRawEvent(
     .insertInto('events')
     .values({
       post_id: post.id,
+      status: options.status ?? 'publish',
       start_date: '2030-02-01 10:00:00',
       end_date: '2030-02-01 12:00:00',
       start_utc: '2030-02-01 10:00:00',

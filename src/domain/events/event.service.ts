@@ -11,7 +11,7 @@ import { isAuthenticated, type Actor } from '../actor.js';
 import { errors } from '../errors.js';
 import { can, canDeletePost, canEditPost, canReadPost } from '../policies.js';
 import { applyScheduling, needsSlug, scaleBackStatus, SLUG_UNIQUE_STATUSES, TRASHED_SUFFIX } from '../posts/status.js';
-import { sanitizeSlug, uniqueSlug } from '../slugs.js';
+import { firstFreeSlug, sanitizeSlug } from '../slugs.js';
 import { assertMayWrite, filterHtml, postStamp, publicationMs, resolveImage, retryOnConflict } from '../posts/post-writes.js';
 import type { Term } from '../terms/term.js';
 import type { TermService } from '../terms/term.service.js';
@@ -179,7 +179,7 @@ export class EventService {
           venue_id: input.venue ? await this.linkVenue(tx, actor, input.venue) : null,
         };
         const newId = await tx.events.insert(post, event);
-        await this.assignTerms(tx, newId, input);
+        await this.assignTerms(tx, newId, input, true);
         if (input.organizers) await tx.events.setOrganizers(newId, await this.linkOrganizers(tx, actor, input.organizers));
         await this.recount(tx, newId, [], false, status === 'publish');
         return newId;
@@ -362,17 +362,17 @@ export class EventService {
     let base = requested !== undefined ? sanitizeSlug(requested) : current;
     if (base === '' && (requested !== undefined || needsSlug(status))) base = sanitizeSlug(title) || 'event';
     if (base === '' || !SLUG_UNIQUE_STATUSES.includes(status)) return base;
-    return uniqueSlug(base, await tx.events.takenSlugs(base, SLUG_UNIQUE_STATUSES, excludeId));
+    return firstFreeSlug(base, (candidates) => tx.events.takenSlugs(candidates, SLUG_UNIQUE_STATUSES, excludeId));
   }
 
-  private async assignTerms(tx: Storage, id: number, input: EventInput): Promise<void> {
+  private async assignTerms(tx: Storage, id: number, input: EventInput, fresh = false): Promise<void> {
     if (input.categories !== undefined) {
       const ids = await this.categories.resolveForPost(tx, input.categories ?? []);
-      await tx.terms.setForPost(id, 'tribe_events_cat', ids);
+      await tx.terms.setForPost(id, 'tribe_events_cat', ids, fresh);
     }
     if (input.tags !== undefined) {
       const ids = await this.tags.resolveForPost(tx, input.tags ?? []);
-      await tx.terms.setForPost(id, 'post_tag', ids);
+      await tx.terms.setForPost(id, 'post_tag', ids, fresh);
     }
   }
 

@@ -12,7 +12,7 @@ import { isAuthenticated, type Actor } from '../actor.js';
 import { errors } from '../errors.js';
 import { can, canDeletePost, canEditPost, canReadPost } from '../policies.js';
 import { applyScheduling, needsSlug, scaleBackStatus, SLUG_UNIQUE_STATUSES, TRASHED_SUFFIX } from '../posts/status.js';
-import { sanitizeSlug, uniqueSlug } from '../slugs.js';
+import { firstFreeSlug, sanitizeSlug } from '../slugs.js';
 import { assertMayWrite, filterHtml, postStamp, publicationMs, resolveImage, retryOnConflict } from '../posts/post-writes.js';
 import type { Visibility } from '../events/event.js';
 import type { LinkedInput, LinkedListFilter, LinkedRecord, LinkedType, OrganizerRecord, VenueRecord } from './linked.js';
@@ -252,7 +252,7 @@ export class LinkedService<R extends LinkedRecord> {
 
   private async uniqueSlug(tx: Storage, base: string, status: string, excludeId?: number): Promise<string> {
     if (!SLUG_UNIQUE_STATUSES.includes(status)) return base;
-    return uniqueSlug(base, await this.store(tx).takenSlugs(base, SLUG_UNIQUE_STATUSES, excludeId));
+    return firstFreeSlug(base, (candidates) => this.store(tx).takenSlugs(candidates, SLUG_UNIQUE_STATUSES, excludeId));
   }
 
 

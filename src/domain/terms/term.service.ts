@@ -8,7 +8,7 @@ import type { Actor } from '../actor.js';
 import { isAuthenticated } from '../actor.js';
 import { errors } from '../errors.js';
 import { canManageCategories, canManageTags } from '../policies.js';
-import { sanitizeSlug, uniqueSlug } from '../slugs.js';
+import { firstFreeSlug, sanitizeSlug } from '../slugs.js';
 import type { Storage } from '../../storage/storage.js';
 import { retryOnConflict } from '../posts/post-writes.js';
 import { nowUtc } from '../../time/clock.js';
@@ -56,7 +56,7 @@ export class TermService {
         const existing = await tx.terms.findByName(this.info.taxonomy, name, this.info.hierarchical ? parentId : undefined);
         if (existing) throw errors.termExists(existing.id);
         const base = sanitizeSlug(input.slug ?? name) || sanitizeSlug(name) || 'term';
-        const slug = uniqueSlug(base, await tx.terms.slugsLike(this.info.taxonomy, base));
+        const slug = await firstFreeSlug(base, (candidates) => tx.terms.takenSlugs(this.info.taxonomy, candidates));
         const now = nowUtc();
         const id = await tx.terms.create({
           taxonomy: this.info.taxonomy,
@@ -147,7 +147,7 @@ export class TermService {
         continue;
       }
       const base = sanitizeSlug(text) || 'term';
-      const slug = uniqueSlug(base, await tx.terms.slugsLike(this.info.taxonomy, base));
+      const slug = await firstFreeSlug(base, (candidates) => tx.terms.takenSlugs(this.info.taxonomy, candidates));
       const now = nowUtc();
       ids.push(
         await tx.terms.create({

@@ -1,6 +1,7 @@
 /**
  * Users, roles and application passwords: what the CLI manages and what authentication asks.
  */
+import { createHash } from 'node:crypto';
 import { isRole, ROLES, type Actor, type Role } from '../actor.js';
 import type { Storage } from '../../storage/storage.js';
 import { StorageError } from '../../storage/dialects/dialect.js';
@@ -100,16 +101,31 @@ export class UserService {
    * The actor for HTTP Basic credentials, or undefined when they do not match (an unknown login and a wrong
    * password are indistinguishable to the caller).
    */
-  async authenticate(login: string, password: string): Promise<Actor | undefined> {
+  async authenticate(login: string, password: string, dataVersion?: number): Promise<Actor | undefined> {
     if (login === '' || password === '' || login.length > 60 || password.length > 256) return undefined;
+    // A verified pair is remembered while nothing was written since (a revoked password or a changed role
+    // moves the data version), so a busy client costs one version read, not a query and a hash.
+    const key = dataVersion === undefined ? undefined : `${login}\n${createHash('sha256').update(password).digest('base64')}`;
+    if (key !== undefined) {
+      const hit = this.verified.get(key);
+      if (hit && hit.version === dataVersion) return hit.actor;
+    }
     const credentials = await this.storage.users.credentials(login);
     for (const c of credentials) {
       if (verifyAppPassword(password, { id: c.passwordId, kdf: c.kdf, salt: c.salt, hash: c.hash })) {
-        return isRole(c.role) ? { kind: 'user', id: c.userId, login: c.login, role: c.role as Role } : undefined;
+        if (!isRole(c.role)) return undefined;
+        const actor: Actor = { kind: 'user', id: c.userId, login: c.login, role: c.role as Role };
+        if (key !== undefined) {
+          if (this.verified.size >= 10_000) this.verified.clear();
+          this.verified.set(key, { version: dataVersion!, actor });
+        }
+        return actor;
       }
     }
     return undefined;
   }
+
+  private readonly verified = new Map<string, { version: number; actor: Actor }>();
 }
 
 function checkChosenPassword(password: string | undefined): void {

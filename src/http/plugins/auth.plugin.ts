@@ -7,6 +7,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ANONYMOUS, type Actor } from '../../domain/actor.js';
 import { errors } from '../../domain/errors.js';
 import type { UserService } from '../../domain/users/user.service.js';
+import type { Storage } from '../../storage/storage.js';
+import './cache.plugin.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -23,21 +25,22 @@ export function parseBasic(header: string): { login: string; password: string } 
   return { login: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-export async function authenticate(request: FastifyRequest, users: UserService): Promise<Actor> {
+export async function authenticate(request: FastifyRequest, users: UserService, storage: Storage): Promise<Actor> {
   const header = request.headers.authorization;
   if (header === undefined || header.trim() === '') return ANONYMOUS;
   if (!/^Basic\s/i.test(header)) throw errors.unsupportedAuthorization();
   const credentials = parseBasic(header);
   if (!credentials) throw errors.incorrectPassword();
-  const actor = await users.authenticate(credentials.login, credentials.password);
+  request.cacheVersion = await storage.dataVersion();
+  const actor = await users.authenticate(credentials.login, credentials.password, request.cacheVersion);
   if (!actor) throw errors.incorrectPassword();
   return actor;
 }
 
-export function registerAuth(app: FastifyInstance, users: UserService): void {
+export function registerAuth(app: FastifyInstance, users: UserService, storage: Storage): void {
   app.decorateRequest('actor', undefined as unknown as { getter: () => Actor });
   app.addHook('onRequest', async (request) => {
     request.actor = ANONYMOUS;
-    request.actor = await authenticate(request, users);
+    request.actor = await authenticate(request, users, storage);
   });
 }

@@ -23,6 +23,12 @@ export interface Dialect {
   migrationLock<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /** Driver error → StorageError (or the error itself when unknown). */
   translateError(error: unknown): unknown;
+  /** Triggers that move `data_version` on every write to these tables. */
+  createVersionTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;
+  /** The current `data_version` (as cheap as the database allows: it is read on every request). */
+  dataVersion(): Promise<number>;
+  /** Refreshes query-planner statistics (SQLite; PostgreSQL's autovacuum does it). */
+  optimize(): Promise<void>;
   /** Cheap liveness check. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { Kysely, type LogEvent, PostgresDialect as KyselyPostgres, sql, type ColumnDefinitionBuilder, type Expression } from 'kysely';
 import type { Database } from '../database.js';
@@ -13,10 +14,31 @@ export interface PostgresOptions {
   schema?: string;
   max?: number;
   /** Called with every query's SQL (tests count queries with it). */
-  onQuery?: (sql: string) => void;
+  onQuery?: (sql: string, ms: number) => void;
 }
 
 const MIGRATION_LOCK_KEY = 724_151_903;
+const NAMED_PER_CONNECTION = 400;
+
+/**
+ * Kysely sends every query unnamed, so PostgreSQL parses and plans it each time (half a millisecond for
+ * ours). Naming data statements makes each connection prepare them once; a connection names at most a few
+ * hundred, and everything else goes as before.
+ */
+function prepareStatements(client: pg.PoolClient): void {
+  const original = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const named = new Set<string>();
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
+    if (typeof config === 'string' && Array.isArray(values) && /^\s*(select|insert|update|delete|with)\b/i.test(config)) {
+      const name = `k${createHash('sha1').update(config).digest('base64url').slice(0, 20)}`;
+      if (named.has(name) || named.size < NAMED_PER_CONNECTION) {
+        named.add(name);
+        return original({ name, text: config, values }, callback);
+      }
+    }
+    return original(config, values, callback);
+  };
+}
 
 export class PostgresDialect implements Dialect {
   readonly name = 'postgres' as const;
@@ -28,19 +50,20 @@ export class PostgresDialect implements Dialect {
     if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`bad schema name ${schema}`);
     this.pool = new pg.Pool({
       connectionString: options.url,
-      max: options.max ?? 10,
+      max: options.max ?? 20,
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
       connectionTimeoutMillis: 10_000,
     });
     // An idle client losing its server must not crash the process; the next query reconnects.
     this.pool.on('error', () => {});
+    this.pool.on('connect', (client) => prepareStatements(client));
     const onQuery = options.onQuery;
     this.db = new Kysely<Database>({
       dialect: new KyselyPostgres({ pool: this.pool }),
       ...(onQuery
         ? {
             log: (event: LogEvent) => {
-              if (event.level === 'query') onQuery(event.query.sql);
+              if (event.level === 'query') onQuery(event.query.sql, event.queryDurationMillis);
             },
           }
         : {}),
@@ -100,6 +123,75 @@ export class PostgresDialect implements Dialect {
       return new StorageError('unavailable', message, error);
     }
     return error;
+  }
+
+  /**
+   * Deferred to commit time and done once per transaction: writers hold the version row's lock only while
+   * they commit, so they do not queue behind each other for their whole transaction.
+   */
+  async createVersionTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void> {
+    await sql
+      .raw(
+        `create function bump_data_version() returns trigger language plpgsql as $$
+         begin
+           if coalesce(current_setting('calendar.version_bumped', true), '') <> 'on' then
+             perform set_config('calendar.version_bumped', 'on', true);
+             update data_version set version = version + 1 where id = 1;
+           end if;
+           return null;
+         end $$`,
+      )
+      .execute(db);
+    for (const table of tables) {
+      await sql
+        .raw(
+          `create constraint trigger ${table}_version after insert or update or delete on ${table} deferrable initially deferred for each row execute function bump_data_version()`,
+        )
+        .execute(db);
+    }
+  }
+
+  private versionRound: { started: number; promise: Promise<number> } | undefined;
+  private nextRound: Promise<number> | undefined;
+
+  /**
+   * Reads of the version are coalesced: a request joins a read that started after it arrived, so it still sees
+   * every write committed before it arrived, and under load one round trip serves every waiting request.
+   */
+  async dataVersion(): Promise<number> {
+    const arrived = performance.now();
+    const current = this.versionRound;
+    if (current && current.started >= arrived) return current.promise;
+    if (!current) return this.startVersionRound().promise;
+    this.nextRound ??= current.promise
+      .catch(() => undefined)
+      .then(() => {
+        this.nextRound = undefined;
+        return this.startVersionRound().promise;
+      });
+    return this.nextRound;
+  }
+
+  private startVersionRound() {
+    const round = {
+      started: performance.now(),
+      promise: this.pool
+        .query({ name: 'data_version', text: 'select version from data_version where id = 1' })
+        .then((r) => Number(r.rows[0].version))
+        .finally(() => {
+          if (this.versionRound === round) this.versionRound = undefined;
+        }),
+    };
+    this.versionRound = round;
+    return round;
+  }
+
+  /** Analyzes the tables that have rows but no statistics yet (after a bulk load); autovacuum does the rest. */
+  async optimize(): Promise<void> {
+    const { rows } = await sql<{ relname: string }>`
+      select relname from pg_stat_user_tables
+      where schemaname = current_schema() and n_live_tup > 0 and coalesce(last_analyze, last_autoanalyze) is null`.execute(this.db);
+    for (const { relname } of rows) await sql`analyze ${sql.id(relname)}`.execute(this.db);
   }
 
   async ping(): Promise<void> {

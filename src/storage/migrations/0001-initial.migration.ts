@@ -2,6 +2,20 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../dialects/dialect.js';
 import type { Migration } from './migrator.js';
 
+/** Every table whose writes can change a response or a credential check. */
+export const VERSIONED_TABLES = [
+  'users',
+  'app_passwords',
+  'posts',
+  'events',
+  'event_organizers',
+  'venues',
+  'organizers',
+  'images',
+  'terms',
+  'term_relationships',
+] as const;
+
 /** The whole first schema: users and their application passwords, posts and their typed details, terms. */
 export const initial: Migration = {
   name: '0001-initial',
@@ -66,6 +80,8 @@ export const initial: Migration = {
     await db.schema
       .createTable('events')
       .addColumn('post_id', 'integer', (c) => c.primaryKey().references('posts.id').onDelete('cascade'))
+      // the post's status, kept equal by the event store, so the listing index covers the whole filter
+      .addColumn('status', 'varchar(20)', (c) => c.notNull())
       .addColumn('start_date', 'varchar(19)', (c) => c.notNull())
       .addColumn('end_date', 'varchar(19)', (c) => c.notNull())
       .addColumn('start_utc', 'varchar(19)', (c) => c.notNull())
@@ -83,6 +99,12 @@ export const initial: Migration = {
       .addColumn('hide_from_listings', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('featured', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('venue_id', 'integer')
+      .execute();
+    // the default listing: one status, not hidden, a start range, ordered by start (end_date makes it covering)
+    await db.schema
+      .createIndex('events_listing')
+      .on('events')
+      .columns(['status', 'hide_from_listings', 'start_date', 'end_date', 'post_id'])
       .execute();
     await db.schema.createIndex('events_start').on('events').columns(['start_date', 'post_id']).execute();
     await db.schema.createIndex('events_end').on('events').columns(['end_date']).execute();
@@ -161,5 +183,15 @@ export const initial: Migration = {
       .addPrimaryKeyConstraint('term_relationships_pk', ['post_id', 'term_id'])
       .execute();
     await db.schema.createIndex('term_relationships_term').on('term_relationships').columns(['term_id', 'post_id']).execute();
+
+    // One number that every committed write moves on, in the same transaction: processes compare it to know
+    // whether anything they cached (responses, credentials) may be stale.
+    await db.schema
+      .createTable('data_version')
+      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .addColumn('version', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.insertInto('data_version').values({ id: 1, version: 1 }).execute();
+    await dialect.createVersionTriggers(db, VERSIONED_TABLES);
   },
 };

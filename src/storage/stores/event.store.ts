@@ -49,7 +49,7 @@ function toRecord(row: Row): EventRecord {
 }
 
 export type EventPostFields = Omit<Selectable<PostsTable>, 'id' | 'type'>;
-export type EventFields = Omit<Selectable<EventsTable>, 'post_id'>;
+export type EventFields = Omit<Selectable<EventsTable>, 'post_id' | 'status'>;
 
 /** Events: a `posts` row of type event and its `events` row, read and written together. */
 export class EventStore {
@@ -59,11 +59,11 @@ export class EventStore {
   ) {}
 
   private base() {
-    return this.db.selectFrom('posts').innerJoin('events', 'events.post_id', 'posts.id').selectAll(['posts', 'events']);
+    return this.db.selectFrom('events').innerJoin('posts', 'posts.id', 'events.post_id').selectAll(['posts', 'events']);
   }
 
   async find(id: number): Promise<EventRecord | undefined> {
-    const row = await this.base().where('posts.id', '=', id).where('posts.type', '=', 'event').executeTakeFirst();
+    const row = await this.base().where('events.post_id', '=', id).executeTakeFirst();
     return row ? toRecord(row as unknown as Row) : undefined;
   }
 
@@ -84,13 +84,14 @@ export class EventStore {
       .values({ ...post, type: 'event' })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await this.db.insertInto('events').values({ ...event, post_id: id }).execute();
+    await this.db.insertInto('events').values({ ...event, status: post.status, post_id: id }).execute();
     return id;
   }
 
   async update(id: number, post: Partial<EventPostFields>, event: Partial<EventFields>): Promise<void> {
     if (Object.keys(post).length > 0) await this.db.updateTable('posts').set(post).where('id', '=', id).execute();
-    if (Object.keys(event).length > 0) await this.db.updateTable('events').set(event).where('post_id', '=', id).execute();
+    const details = post.status === undefined ? event : { ...event, status: post.status };
+    if (Object.keys(details).length > 0) await this.db.updateTable('events').set(details).where('post_id', '=', id).execute();
   }
 
   /** Organizer ids of each event, in link order: one query for any number of events. */
@@ -129,25 +130,27 @@ export class EventStore {
     await this.db.deleteFrom('event_organizers').where('organizer_id', '=', organizerId).execute();
   }
 
-  /** Slugs of events that count for uniqueness, equal to `base` or `base-N`. */
-  async takenSlugs(base: string, statuses: readonly string[], excludeId?: number): Promise<Set<string>> {
+  /** Which of these slugs posts of this type with one of these statuses already have. */
+  async takenSlugs(candidates: readonly string[], statuses: readonly string[], excludeId?: number): Promise<Set<string>> {
     let q = this.db
       .selectFrom('posts')
       .select('slug')
       .where('type', '=', 'event')
-      .where('status', 'in', [...statuses])
-      .where((eb) => eb.or([eb('slug', '=', base), likeContains(eb.ref('slug'), base, 'prefix', '-')]));
+      .where('slug', 'in', [...candidates])
+      .where('status', 'in', [...statuses]);
     if (excludeId !== undefined) q = q.where('id', '!=', excludeId);
     return new Set((await q.execute()).map((r) => r.slug));
   }
 
+
   private conditions(eb: Eb, f: EventListFilter): Expression<SqlBool> {
-    const c: Expression<SqlBool>[] = [eb('posts.type', '=', 'event'), eb('events.hide_from_listings', '=', 0)];
-    if (f.statuses) c.push(eb('posts.status', 'in', [...f.statuses]));
-    else c.push(eb('posts.status', 'not in', ['trash', 'auto-draft']));
+    const c: Expression<SqlBool>[] = [];
     const v = f.visibility;
-    if (v.kind === 'public') c.push(eb('posts.status', '=', 'publish'));
-    else if (v.kind === 'own') c.push(eb.or([eb('posts.status', '=', 'publish'), eb('posts.author_id', '=', v.userId)]));
+    if (v.kind === 'public') c.push(eb('events.status', '=', 'publish'));
+    if (f.statuses) c.push(f.statuses.length === 1 ? eb('events.status', '=', f.statuses[0]) : eb('events.status', 'in', [...f.statuses]));
+    else if (v.kind !== 'public') c.push(eb('events.status', 'not in', ['trash', 'auto-draft']));
+    c.push(eb('events.hide_from_listings', '=', 0));
+    if (v.kind === 'own') c.push(eb.or([eb('events.status', '=', 'publish'), eb('posts.author_id', '=', v.userId)]));
     if (f.startGte !== undefined) c.push(eb('events.start_date', '>=', f.startGte));
     if (f.endLte !== undefined) c.push(eb('events.end_date', '<=', f.endLte));
     if (f.startLt !== undefined) c.push(eb('events.start_date', '<', f.startLt));
@@ -155,12 +158,12 @@ export class EventStore {
     if (f.endLt !== undefined) c.push(eb('events.end_date', '<', f.endLt));
     if (f.endGt !== undefined) c.push(eb('events.end_date', '>', f.endGt));
     if (f.featured !== undefined) c.push(eb('events.featured', '=', f.featured ? 1 : 0));
-    if (f.include) c.push(f.include.length > 0 ? eb('posts.id', 'in', [...f.include]) : sql<SqlBool>`1 = 0`);
+    if (f.include) c.push(f.include.length > 0 ? eb('events.post_id', 'in', [...f.include]) : sql<SqlBool>`1 = 0`);
     if (f.postParent !== undefined) c.push(eb('posts.parent_id', '=', f.postParent));
     if (f.venueIds) c.push(eb('events.venue_id', 'in', [...f.venueIds]));
     if (f.organizerIds) {
       c.push(
-        eb('posts.id', 'in', eb.selectFrom('event_organizers').select('event_organizers.event_id').where('event_organizers.organizer_id', 'in', [...f.organizerIds])),
+        eb('events.post_id', 'in', eb.selectFrom('event_organizers').select('event_organizers.event_id').where('event_organizers.organizer_id', 'in', [...f.organizerIds])),
       );
     }
     if (f.hasGeo !== undefined || f.near) {
@@ -193,7 +196,7 @@ export class EventStore {
         group.length === 0
           ? sql<SqlBool>`1 = 0`
           : eb(
-              'posts.id',
+              'events.post_id',
               'in',
               eb.selectFrom('term_relationships').select('term_relationships.post_id').where('term_relationships.term_id', 'in', [...group]),
             ),
@@ -213,11 +216,13 @@ export class EventStore {
 
   /** One page of matching events and the total: two queries whatever the page size. */
   async list(filter: EventListFilter, limit: number, offset: number): Promise<{ events: EventRecord[]; total: number }> {
+    // the count reads only the listing index unless a filter needs the post row
+    const needsPost = filter.search !== undefined || filter.visibility.kind === 'own' || filter.postParent !== undefined;
     const totalRow = await this.db
-      .selectFrom('posts')
-      .innerJoin('events', 'events.post_id', 'posts.id')
+      .selectFrom('events')
+      .$if(needsPost, (q) => q.innerJoin('posts', 'posts.id', 'events.post_id'))
       .select((e) => e.fn.countAll<number>().as('n'))
-      .where((eb) => this.conditions(eb, filter))
+      .where((eb) => this.conditions(eb as unknown as Eb, filter))
       .executeTakeFirstOrThrow();
     const total = Number(totalRow.n);
     if (total === 0 || offset >= total) return { events: [], total };

@@ -85,23 +85,23 @@ export class LinkedStore<R extends LinkedRecord> {
     this.map = (type === 'venue' ? toVenue : toOrganizer) as unknown as (row: Record<string, any>) => R;
   }
 
+  /** Driven from the details table: a row there exists only for this type, found by its primary key. */
   private select() {
     return (this.db as Kysely<any>)
-      .selectFrom('posts')
-      .innerJoin(`${this.table} as d`, 'd.post_id', 'posts.id')
+      .selectFrom(`${this.table} as d`)
+      .innerJoin('posts', 'posts.id', 'd.post_id')
       .selectAll('posts')
-      .selectAll('d')
-      .where('posts.type', '=', this.type);
+      .selectAll('d');
   }
 
   async find(id: number): Promise<R | undefined> {
-    const row = await this.select().where('posts.id', '=', id).executeTakeFirst();
+    const row = await this.select().where('d.post_id', '=', id).executeTakeFirst();
     return row ? this.map(row) : undefined;
   }
 
   async findMany(ids: readonly number[]): Promise<Map<number, R>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.select().where('posts.id', 'in', [...new Set(ids)]).execute();
+    const rows = await this.select().where('d.post_id', 'in', [...new Set(ids)]).execute();
     return new Map(rows.map((r: any) => [r.id, this.map(r)]));
   }
 
@@ -141,16 +141,18 @@ export class LinkedStore<R extends LinkedRecord> {
     }
   }
 
-  async takenSlugs(baseSlug: string, statuses: readonly string[], excludeId?: number): Promise<Set<string>> {
+  /** Which of these slugs posts of this type with one of these statuses already have. */
+  async takenSlugs(candidates: readonly string[], statuses: readonly string[], excludeId?: number): Promise<Set<string>> {
     let q = this.db
       .selectFrom('posts')
       .select('slug')
       .where('type', '=', this.type)
-      .where('status', 'in', [...statuses])
-      .where((eb) => eb.or([eb('slug', '=', baseSlug), likeContains(eb.ref('slug'), baseSlug, 'prefix', '-')]));
+      .where('slug', 'in', [...candidates])
+      .where('status', 'in', [...statuses]);
     if (excludeId !== undefined) q = q.where('id', '!=', excludeId);
     return new Set((await q.execute()).map((r) => r.slug));
   }
+
 
   private conditions(eb: ExpressionBuilder<any, any>, f: LinkedListFilter): Expression<SqlBool> {
     const c: Expression<SqlBool>[] = [];

@@ -52,16 +52,13 @@ export class TermStore {
     return row ? toTerm(row as TermWithCount) : undefined;
   }
 
-  /** Existing slugs of the taxonomy equal to `base` or of the form `base-N`. */
-  async slugsLike(taxonomy: Taxonomy, base: string, excludeId?: number): Promise<Set<string>> {
-    let q = this.db
-      .selectFrom('terms')
-      .select('slug')
-      .where('taxonomy', '=', taxonomy)
-      .where((eb) => eb.or([eb('slug', '=', base), likeContains(eb.ref('slug'), base, 'prefix', '-')]));
+  /** Which of these slugs terms of the taxonomy already have. */
+  async takenSlugs(taxonomy: Taxonomy, candidates: readonly string[], excludeId?: number): Promise<Set<string>> {
+    let q = this.db.selectFrom('terms').select('slug').where('taxonomy', '=', taxonomy).where('slug', 'in', [...candidates]);
     if (excludeId !== undefined) q = q.where('id', '!=', excludeId);
     return new Set((await q.execute()).map((r) => r.slug));
   }
+
 
   async create(term: NewTerm): Promise<number> {
     const row = await this.db.insertInto('terms').values(term).returning('id').executeTakeFirstOrThrow();
@@ -255,13 +252,15 @@ export class TermStore {
       .execute();
   }
 
-  /** Replaces the post's terms of one taxonomy. */
-  async setForPost(postId: number, taxonomy: Taxonomy, termIds: readonly number[]): Promise<void> {
-    await this.db
-      .deleteFrom('term_relationships')
-      .where('post_id', '=', postId)
-      .where('term_id', 'in', (eb) => eb.selectFrom('terms').select('id').where('taxonomy', '=', taxonomy))
-      .execute();
+  /** Replaces the post's terms of one taxonomy (`fresh`: the post has none yet). */
+  async setForPost(postId: number, taxonomy: Taxonomy, termIds: readonly number[], fresh = false): Promise<void> {
+    if (!fresh) {
+      await this.db
+        .deleteFrom('term_relationships')
+        .where('post_id', '=', postId)
+        .where('term_id', 'in', (eb) => eb.selectFrom('terms').select('id').where('taxonomy', '=', taxonomy))
+        .execute();
+    }
     const unique = [...new Set(termIds)];
     if (unique.length > 0) {
       await this.db

@@ -1,0 +1,247 @@
+/**
+ * `npm run bench`: seeds a database in bulk, starts the service as a user would (`calendar serve`, production
+ * settings) and a bare node:http server with the exact bytes of its default `GET /events` answer, loads each
+ * with autocannon (same connections and duration, alternating baseline and service per scenario), and prints
+ * a table and JSON: req/s, p50, p99, ratio to the baseline, peak RSS. See bench/README.md.
+ *
+ * Options: --events N (10000) --dialects sqlite,postgres --duration S (10) --connections C (64)
+ *          --scenarios name,name --smoke (tiny and quick: CI runs it) --out FILE
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { UserService } from '../src/domain/users/user.service.js';
+import { PostgresDialect } from '../src/storage/dialects/postgres.dialect.js';
+import { SqliteDialect } from '../src/storage/dialects/sqlite.dialect.js';
+import { Storage } from '../src/storage/storage.js';
+import type { LoadResult, LoadSpec } from './load.js';
+import { seed } from './seed.js';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const BIN = join(here, '../src/cli/main.js');
+const LOAD = join(here, 'load.js');
+const BASELINE = join(here, 'baseline.js');
+const NS = '/calendar/events/v1';
+const ADMIN = { login: 'bench-admin', password: 'bench-admin-password' };
+
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string' },
+    dialects: { type: 'string', default: 'sqlite,postgres' },
+    duration: { type: 'string' },
+    connections: { type: 'string' },
+    scenarios: { type: 'string' },
+    smoke: { type: 'boolean', default: false },
+    out: { type: 'string' },
+  },
+});
+const smoke = values.smoke === true;
+const EVENTS = Number(values.events ?? (smoke ? 300 : 10_000));
+const DURATION = Number(values.duration ?? (smoke ? 1 : 10));
+const CONNECTIONS = Number(values.connections ?? (smoke ? 8 : 64));
+const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/test';
+
+interface Scenario {
+  name: string;
+  requests: LoadSpec['requests'];
+  auth?: boolean;
+  /** Writes: the figure is writes per second. */
+  writes?: boolean;
+}
+
+function scenarios(eventId: number): Scenario[] {
+  const list = `${NS}/events`;
+  const all: Scenario[] = [
+    { name: 'GET /events (default, anonymous)', requests: [{ method: 'GET', path: list }] },
+    { name: 'GET /events?per_page=50', requests: [{ method: 'GET', path: `${list}?per_page=50` }] },
+    {
+      name: 'GET /events filtered (category+search+dates)',
+      requests: [{ method: 'GET', path: `${list}?categories=category-3&search=jazz&start_date=-1%20year&end_date=%2B1%20year` }],
+    },
+    { name: 'GET /events geolocation (50 km)', requests: [{ method: 'GET', path: `${list}?geoloc_lat=48.8566&geoloc_lng=2.3522` }] },
+    { name: 'GET /events/<id>', requests: [{ method: 'GET', path: `${list}/${eventId}` }] },
+    { name: 'GET /venues?search=hall', requests: [{ method: 'GET', path: `${NS}/venues?search=hall` }] },
+    { name: 'GET /events with Basic auth', requests: [{ method: 'GET', path: list }], auth: true },
+    { name: 'POST /events (writes/s)', requests: [{ method: 'POST', path: list, body: 'event' }], auth: true, writes: true },
+    {
+      name: 'mix 90% GET /events, 10% POST',
+      requests: [...Array(9).fill({ method: 'GET', path: list }), { method: 'POST', path: list, body: 'event' }],
+      auth: true,
+    },
+    { name: 'GET /events uncached (unique URLs)', requests: [{ method: 'GET', path: list, unique: true }] },
+    { name: 'GET /events/<id> uncached (unique URLs)', requests: [{ method: 'GET', path: `${list}/${eventId}`, unique: true }] },
+  ];
+  const only = values.scenarios?.split(',').map((s) => s.trim().toLowerCase());
+  return only ? all.filter((s) => only.some((o) => s.name.toLowerCase().includes(o))) : all;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+function runNode(script: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${script} exited ${code}`))));
+  });
+}
+
+async function load(spec: LoadSpec): Promise<LoadResult> {
+  return JSON.parse((await runNode(LOAD, [JSON.stringify(spec)])).trim().split('\n').pop()!) as LoadResult;
+}
+
+function peakRssMb(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+async function postgresAnswers(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+interface Row {
+  scenario: string;
+  target: LoadResult;
+  baseline: LoadResult;
+  ratio: number;
+}
+
+async function benchDialect(dialect: 'sqlite' | 'postgres') {
+  const dir = join(tmpdir(), `calendar-bench-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  const schema = `bench_${process.pid}`;
+  let databaseUrl: string;
+  let storage: Storage;
+  if (dialect === 'sqlite') {
+    const path = join(dir, 'bench.db');
+    databaseUrl = `sqlite:${path}`;
+    storage = new Storage(new SqliteDialect({ path }));
+  } else {
+    const url = new URL(POSTGRES_URL);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    databaseUrl = url.toString();
+    const d = new PostgresDialect({ url: POSTGRES_URL, schema });
+    await d.prepare();
+    storage = new Storage(d);
+  }
+  await storage.migrate();
+  await new UserService(storage).add({ login: ADMIN.login, role: 'administrator', password: ADMIN.password });
+  process.stdout.write(`[${dialect}] seeding ${EVENTS} events… `);
+  const seeded = await seed(storage, { events: EVENTS, venues: smoke ? 20 : 500, organizers: smoke ? 10 : 300 });
+  await storage.optimize();
+  process.stdout.write(`${seeded.seconds.toFixed(1)} s\n`);
+  await storage.close();
+
+  const port = await freePort();
+  const basePort = await freePort();
+  const children: ChildProcess[] = [];
+  try {
+    const server = spawn(process.execPath, [BIN, 'serve'], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production', PUBLIC_URL: `http://127.0.0.1:${port}` },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    children.push(server);
+    await waitFor(`http://127.0.0.1:${port}/healthz`);
+    const body = Buffer.from(await (await fetch(`http://127.0.0.1:${port}${NS}/events`)).arrayBuffer());
+    const bodyFile = join(dir, 'events.json');
+    writeFileSync(bodyFile, body);
+    const baseline = spawn(process.execPath, [BASELINE, String(basePort), bodyFile], { stdio: ['ignore', 'ignore', 'inherit'] });
+    children.push(baseline);
+    await waitFor(`http://127.0.0.1:${basePort}/`);
+
+    const auth = { authorization: `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}` };
+    const rows: Row[] = [];
+    for (const scenario of scenarios(seeded.publishedEventId)) {
+      const common = { connections: CONNECTIONS, duration: DURATION };
+      // warm both, then measure the baseline and the service back to back
+      await load({ ...common, duration: 1, url: `http://127.0.0.1:${port}`, requests: scenario.requests, headers: scenario.auth ? auth : undefined });
+      const base = await load({ ...common, url: `http://127.0.0.1:${basePort}`, requests: [{ method: 'GET', path: '/' }] });
+      const target = await load({ ...common, url: `http://127.0.0.1:${port}`, requests: scenario.requests, headers: scenario.auth ? auth : undefined });
+      const row = { scenario: scenario.name, target, baseline: base, ratio: target.requestsPerSec / base.requestsPerSec };
+      rows.push(row);
+      process.stdout.write(
+        `[${dialect}] ${scenario.name.padEnd(44)} ${fmt(target.requestsPerSec, 9)} req/s  p50 ${fmt(target.p50, 4)} ms  p99 ${fmt(target.p99, 4)} ms  ` +
+          `baseline ${fmt(base.requestsPerSec, 9)} req/s  ratio ${row.ratio.toFixed(2)}${target.non2xx + target.errors > 0 ? `  (non-2xx ${target.non2xx}, errors ${target.errors})` : ''}\n`,
+      );
+    }
+    return { dialect, events: EVENTS, seedSeconds: seeded.seconds, peakRssMb: peakRssMb(server.pid!), rows };
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    if (dialect === 'postgres') {
+      const client = new pg.Client({ connectionString: POSTGRES_URL });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.end();
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const fmt = (n: number, width: number) => (n >= 100 ? Math.round(n).toString() : n.toFixed(2)).padStart(width);
+
+const dialects = values.dialects!.split(',').map((d) => d.trim()) as ('sqlite' | 'postgres')[];
+const results = [];
+for (const dialect of dialects) {
+  if (dialect === 'postgres' && !(await postgresAnswers())) {
+    process.stdout.write(`[postgres] ${POSTGRES_URL} does not answer: skipped\n`);
+    continue;
+  }
+  results.push(await benchDialect(dialect));
+}
+
+process.stdout.write(`\n${EVENTS} events, ${CONNECTIONS} connections, ${DURATION} s per run, ${cpus().length} cores, node ${process.version}\n`);
+process.stdout.write(`${'dialect'.padEnd(9)}${'scenario'.padEnd(46)}${'req/s'.padStart(9)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'base req/s'.padStart(11)}${'ratio'.padStart(7)}\n`);
+for (const r of results) {
+  for (const row of r.rows) {
+    process.stdout.write(
+      `${r.dialect.padEnd(9)}${row.scenario.padEnd(46)}${fmt(row.target.requestsPerSec, 9)}${fmt(row.target.p50, 8)}${fmt(row.target.p99, 8)}${fmt(row.baseline.requestsPerSec, 11)}${row.ratio.toFixed(2).padStart(7)}\n`,
+    );
+  }
+  process.stdout.write(`${r.dialect.padEnd(9)}seeding ${r.seedSeconds.toFixed(1)} s, peak RSS of the service ${r.peakRssMb.toFixed(0)} MB\n`);
+}
+const out = values.out ?? join(here, '../../bench/results', `bench-${EVENTS}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+mkdirSync(join(out, '..'), { recursive: true });
+writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), events: EVENTS, connections: CONNECTIONS, duration: DURATION, node: process.version, cores: cpus().length, results }, null, 2)}\n`);
+process.stdout.write(`results: ${out}\n`);
+const failed = results.some((r) => r.rows.some((row) => row.target.ok === 0));
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,132 @@
+/**
+ * A response cache for reads. A GET's serialised answer is kept for one second at most, keyed by the URL and
+ * by what the caller may see (anonymous callers share one view; editors and administrators share another;
+ * anyone else has their own), and it is served only while the database's `data_version` is the one it was
+ * computed under: any committed write, by any process, makes every entry stale at once. Bounded in entries
+ * and bytes; oldest entries go first.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../../domain/services.js';
+import { NAMESPACE } from '../urls.js';
+
+interface Entry {
+  version: number;
+  expires: number;
+  status: number;
+  headers: Record<string, string>;
+  /** Encoded once: a hit writes these bytes as they are. */
+  body: Buffer;
+}
+
+const KEPT_HEADERS = ['content-type', 'x-tec-total', 'x-tec-totalpages', 'allow'];
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    cacheKey?: string;
+    cacheVersion?: number;
+    /** Settles when this request, the first to miss its key, has answered (others wait for it). */
+    cacheLead?: () => void;
+  }
+}
+
+export class ResponseCache {
+  private readonly entries = new Map<string, Entry>();
+  private bytes = 0;
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly ttlMs = 1000,
+    private readonly maxEntries = 5000,
+  ) {}
+
+  get(key: string, version: number, now: number): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.version !== version || entry.expires < now) {
+      this.delete(key, entry);
+      return undefined;
+    }
+    return entry;
+  }
+
+  set(key: string, entry: Entry): void {
+    const size = entry.body.length + 256;
+    if (size > this.maxBytes / 8) return;
+    const old = this.entries.get(key);
+    if (old) this.delete(key, old);
+    while (this.entries.size > 0 && (this.bytes + size > this.maxBytes || this.entries.size >= this.maxEntries)) {
+      const [oldestKey, oldest] = this.entries.entries().next().value as [string, Entry];
+      this.delete(oldestKey, oldest);
+    }
+    this.entries.set(key, entry);
+    this.bytes += size;
+  }
+
+  private delete(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    this.bytes -= entry.body.length + 256;
+  }
+}
+
+const PREFIX = `/${NAMESPACE}`;
+
+export function registerResponseCache(app: FastifyInstance, services: Services, maxBytes: number): void {
+  if (maxBytes <= 0) return;
+  const cache = new ResponseCache(maxBytes);
+
+  // One computation per key and version at a time: when an entry expires under load, the first request
+  // computes it and the others wait for its answer instead of all computing it at once.
+  const computing = new Map<string, { version: number; done: Promise<void> }>();
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.method !== 'GET' || !request.url.startsWith(PREFIX)) return;
+    const visibility = services.events.visibility(request.actor);
+    const view = visibility.kind === 'public' ? 'public' : visibility.kind === 'all' ? 'all' : `user:${visibility.userId}`;
+    const key = `${view} ${request.url}`;
+    const version = request.cacheVersion ?? (await services.storage.dataVersion());
+    let hit = cache.get(key, version, Date.now());
+    const lead = computing.get(key);
+    if (!hit && lead && lead.version === version) {
+      await lead.done;
+      hit = cache.get(key, version, Date.now());
+    }
+    if (hit) {
+      reply.code(hit.status).headers(hit.headers).header('X-Cache', 'hit');
+      return reply.send(hit.body);
+    }
+    request.cacheKey = key;
+    request.cacheVersion = version;
+    if (!computing.has(key)) {
+      let settle!: () => void;
+      const done = new Promise<void>((resolve) => (settle = resolve));
+      computing.set(key, { version, done });
+      request.cacheLead = () => {
+        if (computing.get(key)?.done === done) computing.delete(key);
+        settle();
+      };
+    }
+  });
+
+  // the leader settles whatever happens to its request (answered, failed, or the client went away)
+  app.addHook('onResponse', async (request) => request.cacheLead?.());
+  app.addHook('onRequestAbort', async (request) => request.cacheLead?.());
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.cacheKey === undefined || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+    const headers: Record<string, string> = {};
+    for (const name of KEPT_HEADERS) {
+      const value = reply.getHeader(name);
+      if (value !== undefined) headers[name] = String(value);
+    }
+    cache.set(request.cacheKey, {
+      version: request.cacheVersion!,
+      expires: Date.now() + 1000,
+      status: 200,
+      headers,
+      body: Buffer.from(payload),
+    });
+    request.cacheKey = undefined;
+    request.cacheLead?.();
+    return payload;
+  });
+}

@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config/config.js';
+import { ResponseCache } from '../../src/http/plugins/cache.plugin.js';
+import { PostgresDialect } from '../../src/storage/dialects/postgres.dialect.js';
+import { SqliteDialect } from '../../src/storage/dialects/sqlite.dialect.js';
+import { Storage } from '../../src/storage/storage.js';
+import { createTestApp, PUBLIC_URL, type TestApp } from '../helpers/app.js';
+import { createTestDatabase, DIALECT, POSTGRES_URL } from '../helpers/db.js';
+import { insertRawEvent, makeEvent } from '../helpers/factories.js';
+
+describe('response cache', () => {
+  let t: TestApp;
+  before(async () => (t = await createTestApp()));
+  after(() => t.close());
+
+  it('serves a repeated anonymous read from the cache, byte for byte', async () => {
+    await makeEvent(t, { title: 'Cached' });
+    const first = await t.get('/events');
+    const second = await t.get('/events');
+    assert.equal(first.headers['x-cache'], undefined);
+    assert.equal(second.headers['x-cache'], 'hit');
+    assert.equal(second.text, first.text);
+    assert.equal(second.headers['x-tec-total'], first.headers['x-tec-total']);
+    assert.equal(second.headers['content-type'], 'application/json; charset=UTF-8');
+  });
+
+  it('forgets everything at the next write, through the API or straight into the database', async () => {
+    await t.get('/events');
+    await makeEvent(t, { title: 'Through the API' });
+    const afterApi = await t.get('/events', { query: { per_page: 50 } });
+    assert.ok(afterApi.body.events.some((e: any) => e.title === 'Through the API'));
+    const cached = await t.get('/categories', { query: { hide_empty: 0 } });
+    const before = cached.body.total;
+    const db = (t.storage.dialect as { db: any }).db;
+    await db.insertInto('terms').values({ taxonomy: 'tribe_events_cat', name: 'Raw', slug: 'raw', description: '', parent_id: 0, created_at: 'x', modified_at: 'x' }).execute();
+    const fresh = await t.get('/categories', { query: { hide_empty: 0 } });
+    assert.equal(fresh.headers['x-cache'], undefined);
+    assert.equal(fresh.body.total, before + 1);
+  });
+
+  it('keeps views apart: anonymous, editors, and each other user', async () => {
+    const draft = await makeEvent(t, { title: 'Draft in cache', status: 'draft' }, 'contributor');
+    const q = { query: { include: draft.id } };
+    assert.equal((await t.get('/events', { ...q, as: 'editor' })).body.total, 1);
+    assert.equal((await t.get('/events', { ...q, as: 'editor' })).headers['x-cache'], 'hit');
+    assert.equal((await t.get('/events', { ...q, as: 'administrator' })).body.total, 1);
+    assert.equal((await t.get('/events', q)).body.total, 0, 'not the editors\' answer');
+    assert.equal((await t.get('/events', { ...q, as: 'contributor2' })).body.total, 0);
+    assert.equal((await t.get('/events', { ...q, as: 'contributor' })).body.total, 1);
+  });
+
+  it('keeps only successful reads', async () => {
+    await t.get('/events', { query: { page: 0 } });
+    assert.equal((await t.get('/events', { query: { page: 0 } })).headers['x-cache'], undefined);
+  });
+
+  it('evicts by size and expires by time', () => {
+    const cache = new ResponseCache(8192, 1000);
+    const entry = (n: number) => ({ version: 1, expires: 2000, status: 200, headers: {}, body: Buffer.alloc(n) });
+    cache.set('a', entry(300));
+    cache.set('b', entry(300));
+    assert.ok(cache.get('a', 1, 1000));
+    assert.equal(cache.get('a', 2, 1000), undefined, 'another version');
+    cache.set('c', entry(300));
+    assert.equal(cache.get('c', 1, 3000), undefined, 'expired');
+    for (let i = 0; i < 20; i++) cache.set(`k${i}`, entry(300));
+    assert.equal(cache.get('b', 1, 1000), undefined, 'the oldest went first');
+    assert.ok(cache.get('k19', 1, 1000));
+  });
+});
+
+describe('two service processes on one database', () => {
+  let dir: string;
+  let a: Awaited<ReturnType<typeof buildApp>>;
+  let b: Awaited<ReturnType<typeof buildApp>>;
+  let storages: Storage[] = [];
+  let drop: () => Promise<void>;
+  const config = loadConfig({ PUBLIC_URL, LOG_LEVEL: 'silent' });
+  const admin = { kind: 'user', id: 0, login: 'x', role: 'administrator' } as const;
+
+  before(async () => {
+    // a second connection (SQLite: a second handle on the same file; PostgreSQL: a second pool) stands for a
+    // second process: neither sees the other's in-memory state
+    dir = mkdtempSync(join(tmpdir(), 'calendar-two-'));
+    const first = await createTestDatabase({ sqlitePath: join(dir, 'shared.db') });
+    drop = first.drop;
+    const second =
+      DIALECT === 'postgres'
+        ? new Storage(new PostgresDialect({ url: POSTGRES_URL, schema: (first.config as { schema: string }).schema }))
+        : new Storage(new SqliteDialect({ path: join(dir, 'shared.db') }));
+    storages = [first.storage, second];
+    a = await buildApp(config, first.storage, { logger: false });
+    b = await buildApp(config, second, { logger: false });
+  });
+  after(async () => {
+    await a.close();
+    await b.close();
+    await storages[1].close();
+    await drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('see each other\'s writes at once, through their caches', async () => {
+    const list = async (app: typeof a) => (await app.inject({ url: '/calendar/events/v1/events?per_page=50' })).json().total;
+    assert.equal(await list(a), 0);
+    assert.equal(await list(a), 0);
+    for (let i = 1; i <= 5; i++) {
+      await b.services.events.create(admin, { title: `From B ${i}`, startDate: '+1 day', endDate: '+1 day 1 hour' });
+      assert.equal(await list(a), i, `A sees B's write ${i} at once`);
+      assert.equal(await list(a), i);
+    }
+  });
+});
+
+describe('credential checks', () => {
+  it('stop accepting a revoked password at once, in another process too', async () => {
+    const t = await createTestApp();
+    try {
+      const created = await t.app.services.users.add({ login: 'cached', role: 'editor' });
+      const auth = { authorization: `Basic ${Buffer.from(`cached:${created.password}`).toString('base64')}` };
+      assert.equal((await t.get('/tags', { headers: auth })).status, 200);
+      assert.equal((await t.get('/tags', { headers: auth })).status, 200);
+      const db = (t.storage.dialect as { db: any }).db;
+      await db.deleteFrom('app_passwords').execute();
+      assert.equal((await t.get('/tags', { headers: auth })).status, 401);
+      void insertRawEvent;
+    } finally {
+      await t.close();
+    }
+  });
+});
