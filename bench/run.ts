@@ -37,6 +37,7 @@ const { values } = parseArgs({
     connections: { type: 'string' },
     scenarios: { type: 'string' },
     smoke: { type: 'boolean', default: false },
+    workers: { type: 'string', default: '1' },
     out: { type: 'string' },
   },
 });
@@ -44,6 +45,7 @@ const smoke = values.smoke === true;
 const EVENTS = Number(values.events ?? (smoke ? 300 : 10_000));
 const DURATION = Number(values.duration ?? (smoke ? 1 : 10));
 const CONNECTIONS = Number(values.connections ?? (smoke ? 8 : 64));
+const WORKERS = values.workers!;
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/test';
 
 interface Scenario {
@@ -117,13 +119,22 @@ async function load(spec: LoadSpec): Promise<LoadResult> {
   return JSON.parse((await runNode(LOAD, [JSON.stringify(spec)])).trim().split('\n').pop()!) as LoadResult;
 }
 
+/** The largest peak RSS among the process and its children (the workers, in cluster mode). */
 function peakRssMb(pid: number): number {
+  const hwm = (p: number) => {
+    try {
+      return Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    } catch {
+      return 0;
+    }
+  };
+  let children: number[] = [];
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
   } catch {
-    return 0;
+    children = [];
   }
+  return Math.max(hwm(pid), ...children.map(hwm));
 }
 
 async function postgresAnswers(): Promise<boolean> {
@@ -176,7 +187,16 @@ async function benchDialect(dialect: 'sqlite' | 'postgres') {
   const children: ChildProcess[] = [];
   try {
     const server = spawn(process.execPath, [BIN, 'serve'], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production', PUBLIC_URL: `http://127.0.0.1:${port}` },
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        NODE_ENV: 'production',
+        WORKERS,
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+      },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     children.push(server);
@@ -184,9 +204,13 @@ async function benchDialect(dialect: 'sqlite' | 'postgres') {
     const body = Buffer.from(await (await fetch(`http://127.0.0.1:${port}${NS}/events`)).arrayBuffer());
     const bodyFile = join(dir, 'events.json');
     writeFileSync(bodyFile, body);
-    const baseline = spawn(process.execPath, [BASELINE, String(basePort), bodyFile], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const baseline = spawn(process.execPath, [BASELINE, String(basePort), bodyFile], {
+      env: { ...process.env, WORKERS },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     children.push(baseline);
     await waitFor(`http://127.0.0.1:${basePort}/`);
+    await new Promise((r) => setTimeout(r, 300));
 
     const auth = { authorization: `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}` };
     const rows: Row[] = [];
@@ -229,7 +253,7 @@ for (const dialect of dialects) {
   results.push(await benchDialect(dialect));
 }
 
-process.stdout.write(`\n${EVENTS} events, ${CONNECTIONS} connections, ${DURATION} s per run, ${cpus().length} cores, node ${process.version}\n`);
+process.stdout.write(`\n${EVENTS} events, ${CONNECTIONS} connections, ${DURATION} s per run, ${WORKERS} worker(s), ${cpus().length} cores, node ${process.version}\n`);
 process.stdout.write(`${'dialect'.padEnd(9)}${'scenario'.padEnd(46)}${'req/s'.padStart(9)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'base req/s'.padStart(11)}${'ratio'.padStart(7)}\n`);
 for (const r of results) {
   for (const row of r.rows) {
@@ -241,7 +265,10 @@ for (const r of results) {
 }
 const out = values.out ?? join(here, '../../bench/results', `bench-${EVENTS}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
 mkdirSync(join(out, '..'), { recursive: true });
-writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), events: EVENTS, connections: CONNECTIONS, duration: DURATION, node: process.version, cores: cpus().length, results }, null, 2)}\n`);
+writeFileSync(
+  out,
+  `${JSON.stringify({ date: new Date().toISOString(), events: EVENTS, connections: CONNECTIONS, duration: DURATION, workers: WORKERS, node: process.version, cores: cpus().length, results }, null, 2)}\n`,
+);
 process.stdout.write(`results: ${out}\n`);
 const failed = results.some((r) => r.rows.some((row) => row.target.ok === 0));
 process.exit(failed ? 1 : 0);
