@@ -2,13 +2,14 @@
  * buildApp(config, storage) → a Fastify instance with every plugin and route. It never listens: server.ts does,
  * and tests call `app.inject()`.
  */
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import qs from 'qs';
 import type { Config } from './config/config.js';
 import { errors } from './domain/errors.js';
 import { createServices, type Services } from './domain/services.js';
 import { registerAuth } from './http/plugins/auth.plugin.js';
 import { registerCors } from './http/plugins/cors.plugin.js';
+import { clientErrorHandler, registerRateLimit } from './http/plugins/limits.plugin.js';
 import { registerResponseCache } from './http/plugins/cache.plugin.js';
 import { registerErrorHandling } from './http/plugins/errors.plugin.js';
 import { RouteRegistry } from './http/route.js';
@@ -67,6 +68,17 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
     bodyLimit: config.bodyLimit,
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
+    // slow clients: the whole request must arrive in time; idle keep-alive sockets go after a while
+    requestTimeout: config.requestTimeoutMs,
+    connectionTimeout: config.requestTimeoutMs * 2,
+    keepAliveTimeout: 30_000,
+    clientErrorHandler,
+    // a URL the router cannot decode (`%zz`, a cut multi-byte sequence) gets the one error body too
+    frameworkErrors: (error, _request, reply) => {
+      const e = error.code === 'FST_ERR_BAD_URL' ? errors.badRequest('The URL is not validly percent-encoded.') : errors.badRequest(error.message);
+      void (reply as unknown as FastifyReply).code(e.status).type('application/json; charset=UTF-8').send(e.toBody());
+    },
+    http: { maxHeaderSize: 16 * 1024 },
     routerOptions: {
       ignoreTrailingSlash: true,
       ignoreDuplicateSlashes: true,
@@ -102,6 +114,7 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
 
   registerErrorHandling(app, storage, config.bodyLimit);
   registerCors(app, config.corsOrigins);
+  registerRateLimit(app, config.rateLimit);
   registerAuth(app, services.users, storage);
   registerResponseCache(app, services, config.cacheBytes);
 

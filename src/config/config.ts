@@ -25,6 +25,10 @@ export interface Config {
   readonly cacheBytes: number;
   /** Service processes sharing the port (1: no cluster). */
   readonly workers: number;
+  /** Requests a client (IP address) may make per window; undefined: no limit. */
+  readonly rateLimit: { readonly max: number; readonly windowMs: number } | undefined;
+  /** Time a client has to send a whole request (headers and body), in ms. */
+  readonly requestTimeoutMs: number;
 }
 
 export type DatabaseConfig =
@@ -79,6 +83,16 @@ export const VARIABLES: readonly VariableDoc[] = [
     name: 'WORKERS',
     default: '1',
     description: 'Service processes sharing the port: a number, or `auto` for one per CPU core.',
+  },
+  {
+    name: 'RATE_LIMIT',
+    default: '(off)',
+    description: 'Requests per client IP and window, e.g. `600/60s` or `20/1s` (per process); over it → 429 with Retry-After.',
+  },
+  {
+    name: 'REQUEST_TIMEOUT',
+    default: '30',
+    description: 'Seconds a client has to send a whole request; slower ones are cut off (slow-client protection).',
   },
   {
     name: 'CORS_ORIGINS',
@@ -185,6 +199,15 @@ export function loadConfig(env: Env): Config {
     if (!url || url.origin !== origin) throw new ConfigError('CORS_ORIGINS', `not an origin (scheme://host[:port]): "${origin}"`);
   }
 
+  let rateLimit: Config['rateLimit'];
+  const rate = value(env, 'RATE_LIMIT');
+  if (rate !== undefined && rate.toLowerCase() !== 'off') {
+    const m = /^(\d+)\s*\/\s*(\d+)?\s*(s|m|h)$/i.exec(rate);
+    if (!m || Number(m[1]) < 1) throw new ConfigError('RATE_LIMIT', `must look like 600/60s, 100/1m or 20/s, got "${rate}"`);
+    const unit = { s: 1000, m: 60_000, h: 3_600_000 }[m[3].toLowerCase() as 's' | 'm' | 'h'];
+    rateLimit = Object.freeze({ max: Number(m[1]), windowMs: Number(m[2] ?? 1) * unit });
+  }
+
   return Object.freeze({
     port,
     host,
@@ -198,5 +221,7 @@ export function loadConfig(env: Env): Config {
     corsOrigins: Object.freeze(corsOrigins.includes('*') ? ['*'] : corsOrigins),
     cacheBytes: integer(env, 'CACHE_MB', 64, 0, 4096) * 1024 * 1024,
     workers: value(env, 'WORKERS')?.toLowerCase() === 'auto' ? availableParallelism() : integer(env, 'WORKERS', 1, 1, 256),
+    rateLimit,
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT', 30, 1, 3600) * 1000,
   });
 }

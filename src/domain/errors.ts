@@ -77,6 +77,13 @@ export const errors = {
       415,
       `Unsupported content type "${type}": send application/json or application/x-www-form-urlencoded.`,
     ),
+  tooManyRequests: (retryAfterSeconds: number) =>
+    new ApiError('rest_too_many_requests', 429, `Too many requests; try again in ${retryAfterSeconds} s.`, {
+      retry_after: retryAfterSeconds,
+    }),
+  headersTooLarge: () =>
+    new ApiError('rest_request_headers_too_large', 431, 'The request line or headers are too large.'),
+  requestTimeout: () => new ApiError('rest_request_timeout', 408, 'The request took too long to arrive.'),
   internal: () => new ApiError('rest_internal_error', 500, 'An internal error occurred; it has been logged.'),
   unavailable: () => new ApiError('rest_service_unavailable', 503, 'The database is not answering; try again shortly.'),
   badRequest: (message: string) => new ApiError('rest_bad_request', 400, message),

@@ -93,6 +93,10 @@ export async function resolveArgs<S>(
       args[name] = null;
       continue;
     }
+    if (hasNul(value)) {
+      failures[name] = { message: `${name} contains a NUL character.` };
+      continue;
+    }
     const coerced = coerce(value, spec.schema, name);
     if (coerced instanceof Invalid) {
       failures[name] = { message: coerced.message, code: coerced.code };
@@ -111,6 +115,13 @@ export async function resolveArgs<S>(
   }
   if (Object.keys(failures).length > 0) throw errors.invalidParams(failures);
   return args;
+}
+
+/** Text with U+0000 is never valid input (and PostgreSQL cannot store it). */
+function hasNul(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (depth > 32 || value === null || typeof value !== 'object') return false;
+  return Object.entries(value as object).some(([k, v]) => k.includes('\u0000') || hasNul(v, depth + 1));
 }
 
 const notOfType = (name: string, type: string) => new Invalid(`${name} is not of type ${type}.`);

@@ -23,6 +23,7 @@ describe('cost', () => {
     assert.deepEqual(deriveCurrency(['0$', '20$', '30$']), { symbol: '$', position: 'postfix' });
     assert.deepEqual(deriveCurrency(['$20', '20€']), { symbol: '', position: '' });
     assert.deepEqual(deriveCurrency(['23']), { symbol: '', position: '' });
+    assert.deepEqual(deriveCurrency(['from 10 per person']), { symbol: '', position: '' }, 'words are not a symbol');
   });
 
   it('formats the display string like the original', () => {

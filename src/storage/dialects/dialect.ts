@@ -25,6 +25,11 @@ export interface Dialect {
   translateError(error: unknown): unknown;
   /** Triggers that move `data_version` on every write to these tables. */
   createVersionTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;
+  /** Removes them again (bulk loads, which bump the version once at the end instead). */
+  dropVersionTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;
+  /** Settings for a bulk load on this connection (more cache, fewer syncs); undone by `endBulkLoad`. */
+  beginBulkLoad(): Promise<void>;
+  endBulkLoad(): Promise<void>;
   /** The current `data_version` (as cheap as the database allows: it is read on every request). */
   dataVersion(): Promise<number>;
   /** Refreshes query-planner statistics (SQLite; PostgreSQL's autovacuum does it). */
@@ -34,7 +39,7 @@ export interface Dialect {
   close(): Promise<void>;
 }
 
-export type StorageErrorKind = 'unique' | 'foreign_key' | 'busy' | 'unavailable';
+export type StorageErrorKind = 'unique' | 'foreign_key' | 'busy' | 'unavailable' | 'invalid_data';
 
 export class StorageError extends Error {
   constructor(

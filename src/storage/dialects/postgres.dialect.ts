@@ -119,6 +119,8 @@ export class PostgresDialect implements Dialect {
     if (code === '23505') return new StorageError('unique', message, error);
     if (code === '23503') return new StorageError('foreign_key', message, error);
     if (code === '40001' || code === '40P01' || code === '55P03') return new StorageError('busy', message, error);
+    // data exceptions (a value the column cannot hold): bad input that validation let through
+    if (code.startsWith('22')) return new StorageError('invalid_data', message, error);
     if (code.startsWith('08') || code === '57P01' || code === 'ECONNREFUSED') {
       return new StorageError('unavailable', message, error);
     }
@@ -149,6 +151,29 @@ export class PostgresDialect implements Dialect {
         )
         .execute(db);
     }
+  }
+
+  async dropVersionTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void> {
+    for (const table of tables) await sql.raw(`drop trigger if exists ${table}_version on ${table}`).execute(db);
+    await sql.raw('drop function if exists bump_data_version()').execute(db);
+  }
+
+  private droppedIndexes: string[] = [];
+
+  /** Secondary indexes dropped during a bulk load and built again at the end (benchmarks). */
+  async beginBulkLoad(): Promise<void> {
+    const { rows } = await sql<{ indexname: string; indexdef: string }>`
+      select i.indexname, i.indexdef from pg_indexes i
+      where i.schemaname = current_schema()
+        and not exists (select 1 from pg_constraint c where c.conname = i.indexname)`.execute(this.db);
+    for (const r of rows) await sql`drop index ${sql.id(r.indexname)}`.execute(this.db);
+    this.droppedIndexes = rows.map((r) => r.indexdef);
+  }
+
+  async endBulkLoad(): Promise<void> {
+    for (const statement of this.droppedIndexes) await sql.raw(statement).execute(this.db);
+    this.droppedIndexes = [];
+    await sql`analyze`.execute(this.db);
   }
 
   private versionRound: { started: number; promise: Promise<number> } | undefined;

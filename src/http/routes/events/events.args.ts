@@ -37,6 +37,13 @@ function termList(value: unknown): (string | number)[] | undefined {
   return undefined;
 }
 
+/** Term names are at most 200 characters (as in WordPress), and a write names at most 100 terms. */
+const termListCheck = (v: unknown) => {
+  const list = termList(v);
+  if (list === undefined || list.length > 100 || list.some((t) => String(t).length > 200)) return invalid();
+  return accept(list);
+};
+
 /** Digits only (a number, or a string of digits): an id. */
 function asId(v: unknown): number | undefined {
   if (typeof v === 'number') return Number.isSafeInteger(v) && v >= 0 ? v : undefined;
@@ -133,16 +140,10 @@ export function eventWriteArgs(create: boolean): Args<Services> {
     sticky: bool('Whether the event is sticky in calendar views.'),
     featured: bool('Whether the event is featured.'),
     categories: arg(Type.Unknown({ description: 'Category ids, slugs or names (CSV or array); unknown names are created.' }), {
-      check: (v: unknown) => {
-        const list = termList(v);
-        return list === undefined ? invalid() : accept(list);
-      },
+      check: termListCheck,
     }),
     tags: arg(Type.Unknown({ description: 'Tag ids, slugs or names (CSV or array); unknown names are created.' }), {
-      check: (v: unknown) => {
-        const list = termList(v);
-        return list === undefined ? invalid() : accept(list);
-      },
+      check: termListCheck,
     }),
     venue: venueArg,
     organizer: organizerArg,

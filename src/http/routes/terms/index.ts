@@ -68,9 +68,9 @@ export function termRoutes(info: TaxonomyInfo): RouteSpec[] {
   };
 
   const writeArgs = (create: boolean): Args<Services> => ({
-    name: arg(Type.String({ description: `The ${noun} name.` }), { required: create, check: nonEmptyString }),
+    name: arg(Type.String({ maxLength: 200, description: `The ${noun} name.` }), { required: create, check: nonEmptyString }),
     description: arg(Type.String({ description: `The ${noun} description.` }), { check: nonEmptyString }),
-    slug: arg(Type.String({ description: `The ${noun} slug.` }), { check: nonEmptyString }),
+    slug: arg(Type.String({ maxLength: 200, description: `The ${noun} slug.` }), { check: nonEmptyString }),
     ...(info.hierarchical ? { parent: parentArg } : {}),
   });
 
