@@ -5,6 +5,8 @@
 import type { Config } from '../config/config.js';
 import type { Storage } from '../storage/storage.js';
 import type { PostType } from '../storage/database.js';
+import type { Actor } from './actor.js';
+import { canReadPost } from './policies.js';
 import { EventService } from './events/event.service.js';
 import { LinkedService } from './linked/linked.service.js';
 import type { OrganizerRecord, VenueRecord } from './linked/linked.js';
@@ -23,6 +25,11 @@ export interface Services {
   readonly organizers: LinkedService<OrganizerRecord>;
   /** Which kind of post an id names (one id space for events, venues, organizers, images). */
   postType(id: number): Promise<PostType | undefined>;
+  /**
+   * The ids among these that name a post of the type the caller may read. Filters and links accept only
+   * these: an id the caller may not read is answered like an id that does not exist, so nothing leaks.
+   */
+  readablePosts(actor: Actor, ids: readonly number[], type: PostType): Promise<Set<number>>;
 }
 
 export function createServices(config: Config, storage: Storage): Services {
@@ -40,5 +47,9 @@ export function createServices(config: Config, storage: Storage): Services {
     venues,
     organizers,
     postType: (id) => storage.posts.typeOf(id),
+    async readablePosts(actor, ids, type) {
+      const rows = await storage.posts.findAccessMany(ids);
+      return new Set(rows.filter((r) => r.type === type && canReadPost(actor, r)).map((r) => r.id));
+    },
   };
 }

@@ -31,10 +31,13 @@ export class PostStore {
       : undefined;
   }
 
-  /** The ids among these that are posts of the type. */
-  async idsOfType(type: PostType, ids: readonly number[]): Promise<Set<number>> {
-    if (ids.length === 0) return new Set();
-    const rows = await this.db.selectFrom('posts').select('id').where('type', '=', type).where('id', 'in', [...new Set(ids)]).execute();
-    return new Set(rows.map((r) => r.id));
+  async findAccessMany(ids: readonly number[]): Promise<PostAccessRow[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('posts')
+      .select(['id', 'type', 'author_id', 'status', 'status_before_trash'])
+      .where('id', 'in', [...new Set(ids)])
+      .execute();
+    return rows.map((row) => ({ id: row.id, type: row.type, authorId: row.author_id, status: row.status, statusBeforeTrash: row.status_before_trash }));
   }
 }

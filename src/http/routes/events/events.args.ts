@@ -56,7 +56,8 @@ function asId(v: unknown): number | undefined {
  * create (validated with the venue/organizer rules).
  */
 async function linkedRef(type: LinkedType, value: unknown, services: Services, actor: Actor): Promise<LinkedRef | Invalid> {
-  const fromId = async (id: number) => ((await services.postType(id)) === type ? { id } : invalid(`${id} is not a ${type}.`));
+  const fromId = async (id: number) =>
+    (await services.readablePosts(actor, [id], type)).has(id) ? { id } : invalid(`${id} is not a ${type}.`);
   const id = asId(value);
   if (id !== undefined) return fromId(id);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return invalid();
@@ -153,8 +154,8 @@ export function eventWriteArgs(create: boolean): Args<Services> {
 
 const linkedFilter = (type: LinkedType): A =>
   arg(Type.Array(Type.Integer(), { description: `Events with any of these ${type} ids (CSV or array).` }), {
-    check: async (ids: number[], { services }) => {
-      const found = await services.storage.posts.idsOfType(type, ids);
+    check: async (ids: number[], { services, actor }) => {
+      const found = await services.readablePosts(actor, ids, type);
       return ids.length > 0 && ids.every((id) => found.has(id)) ? undefined : invalid();
     },
   });
@@ -195,7 +196,7 @@ export const eventListArgs: Args<Services> = {
   }),
   status: statusFilterArg,
   post_parent: arg(Type.Integer({ description: 'Events whose parent is this event.' }), {
-    check: async (id: number, { services }) => ((await services.postType(id)) === 'event' ? undefined : invalid()),
+    check: async (id: number, { services, actor }) => ((await services.readablePosts(actor, [id], 'event')).has(id) ? undefined : invalid()),
   }),
   include: arg(Type.Array(Type.Integer(), { description: 'Only these event ids (the date window is dropped).' }), {
     check: (ids: number[]) => (ids.every((id) => id > 0) ? undefined : invalid()),

@@ -96,7 +96,7 @@ export function linkedListArgs(type: LinkedType): Args<Services> {
     per_page: perPageArg,
     search: arg(Type.String({ description: `${type}s with one field containing every word of the string.` }), { check: nonEmptyString }),
     event: arg(Type.Integer({ description: `Only the ${type}s of this event.` }), {
-      check: async (id: number, { services }) => ((await services.postType(id)) === 'event' ? undefined : invalid()),
+      check: async (id: number, { services, actor }) => ((await services.readablePosts(actor, [id], 'event')).has(id) ? undefined : invalid()),
     }),
     has_events: arg(Type.Unknown({ description: `true: ${type}s with events (not drafts); false: the others.` }), {
       check: (v: unknown) => accept(truthy(v)),

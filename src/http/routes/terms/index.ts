@@ -17,7 +17,6 @@ import { CategorySchema, TagSchema, termListSchema } from './terms.schemas.js';
 const service = (services: Services, info: TaxonomyInfo): TermService =>
   info.hierarchical ? services.categories : services.tags;
 
-const isEvent = async (services: Services, id: number) => (await services.postType(id)) === 'event';
 
 export function termRoutes(info: TaxonomyInfo): RouteSpec[] {
   const noun = info.hierarchical ? 'category' : 'tag';
@@ -36,7 +35,7 @@ export function termRoutes(info: TaxonomyInfo): RouteSpec[] {
     });
   const eventId = (description: string) =>
     arg<Services>(Type.Integer({ description }), {
-      check: async (id: number, { services }) => ((await isEvent(services, id)) ? undefined : invalid()),
+      check: async (id: number, { services, actor }) => ((await services.readablePosts(actor, [id], 'event')).has(id) ? undefined : invalid()),
     });
   const parentArg = arg<Services>(Type.Integer({ description: 'Parent category id (0 for none).' }), {
     check: async (id: number, { services }) =>
