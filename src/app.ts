@@ -78,7 +78,7 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
       const e = error.code === 'FST_ERR_BAD_URL' ? errors.badRequest('The URL is not validly percent-encoded.') : errors.badRequest(error.message);
       void (reply as unknown as FastifyReply).code(e.status).type('application/json; charset=UTF-8').send(e.toBody());
     },
-    http: { maxHeaderSize: 16 * 1024 },
+    http: { maxHeaderSize: 16 * 1024, connectionsCheckingInterval: Math.min(5000, Math.max(250, config.requestTimeoutMs / 2)) },
     routerOptions: {
       ignoreTrailingSlash: true,
       ignoreDuplicateSlashes: true,

@@ -84,6 +84,7 @@ export const errors = {
   headersTooLarge: () =>
     new ApiError('rest_request_headers_too_large', 431, 'The request line or headers are too large.'),
   requestTimeout: () => new ApiError('rest_request_timeout', 408, 'The request took too long to arrive.'),
+  conflict: () => new ApiError('rest_conflict', 409, 'The write collided with another one; send it again.'),
   internal: () => new ApiError('rest_internal_error', 500, 'An internal error occurred; it has been logged.'),
   unavailable: () => new ApiError('rest_service_unavailable', 503, 'The database is not answering; try again shortly.'),
   badRequest: (message: string) => new ApiError('rest_bad_request', 400, message),

@@ -54,6 +54,12 @@ export class Storage {
     }
   }
 
+  /** Inside `transaction()`: holds a named lock until the transaction ends (concurrent slug or name checks). */
+  async lock(key: string): Promise<void> {
+    if (!this.inTransaction) throw new Error('lock() needs a transaction');
+    await this.dialect.lock(this.db, key);
+  }
+
   translateError(error: unknown): unknown {
     return error instanceof StorageError ? error : this.dialect.translateError(error);
   }

@@ -362,6 +362,7 @@ export class EventService {
     let base = requested !== undefined ? sanitizeSlug(requested) : current;
     if (base === '' && (requested !== undefined || needsSlug(status))) base = sanitizeSlug(title) || 'event';
     if (base === '' || !SLUG_UNIQUE_STATUSES.includes(status)) return base;
+    await tx.lock(`slug:event:${base}`);
     return firstFreeSlug(base, (candidates) => tx.events.takenSlugs(candidates, SLUG_UNIQUE_STATUSES, excludeId));
   }
 

@@ -112,6 +112,8 @@ export class LinkedService<R extends LinkedRecord> {
     const name = (input.name ?? '').trim();
     if (name === '') throw errors.couldNotCreateLinked(this.type, 'a name is required');
     const description = typeof input.description === 'string' ? input.description : undefined;
+    // two writers creating the same name at once: the second waits and then finds the first's record
+    await tx.lock(`name:${this.type}:${name.toLowerCase()}`);
     const duplicate = (await this.store(tx).findDuplicates(name, description)).find((r) => canReadPost(actor, r));
     const nowMs = this.clock();
     const now = postStamp(nowMs, this.config.siteTimezone);
@@ -252,6 +254,7 @@ export class LinkedService<R extends LinkedRecord> {
 
   private async uniqueSlug(tx: Storage, base: string, status: string, excludeId?: number): Promise<string> {
     if (!SLUG_UNIQUE_STATUSES.includes(status)) return base;
+    await tx.lock(`slug:${this.type}:${base}`);
     return firstFreeSlug(base, (candidates) => this.store(tx).takenSlugs(candidates, SLUG_UNIQUE_STATUSES, excludeId));
   }
 

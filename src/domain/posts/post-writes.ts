@@ -12,13 +12,14 @@ import { errors } from '../errors.js';
 import { can } from '../policies.js';
 
 /** Runs a transaction again when a concurrent writer won a unique slug or held the lock. */
-export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 4): Promise<T> {
+export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 8): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn();
     } catch (error) {
       const again = error instanceof StorageError && (error.kind === 'unique' || error.kind === 'busy');
       if (!again || attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
     }
   }
 }

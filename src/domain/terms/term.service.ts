@@ -50,6 +50,8 @@ export class TermService {
     if (!this.info.hierarchical && input.parent !== undefined) throw errors.taxonomyNotHierarchical();
     return retryOnConflict(() =>
       this.storage.transaction(async (tx) => {
+        // creators of terms in one taxonomy take turns, so two cannot both find a name free
+        await tx.lock(`term:${this.info.taxonomy}`);
         const parentId = input.parent ?? 0;
         if (parentId !== 0 && !(await tx.terms.find(this.info.taxonomy, parentId))) throw errors.invalidParam('parent');
         const name = input.name.trim();
@@ -138,10 +140,16 @@ export class TermService {
         if (found.has(Number(text))) ids.push(Number(text));
         continue;
       }
-      const existing =
+      const find = async () =>
         (await tx.terms.findBySlug(this.info.taxonomy, text)) ??
         (await tx.terms.findBySlug(this.info.taxonomy, sanitizeSlug(text))) ??
         (await tx.terms.findByName(this.info.taxonomy, text));
+      let existing = await find();
+      if (!existing) {
+        // about to create: take the taxonomy's turn, then look again (another writer may have just made it)
+        await tx.lock(`term:${this.info.taxonomy}`);
+        existing = await find();
+      }
       if (existing) {
         ids.push(existing.id);
         continue;

@@ -19,6 +19,11 @@ export interface Dialect {
   distanceKm(lat: Expression<number | null>, lng: Expression<number | null>, toLat: number, toLng: number): RawBuilder<number>;
   /** Runs `fn` in a write transaction that takes the write lock up front (no lock-upgrade deadlocks). */
   writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /**
+   * Inside a write transaction: waits until no other transaction holds the named lock, and holds it until this
+   * one ends (PostgreSQL advisory locks; SQLite's write transactions are already one at a time).
+   */
+  lock(trx: Kysely<Database>, key: string): Promise<void>;
   /** Serialises schema migrations across processes. */
   migrationLock<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /** Driver error → StorageError (or the error itself when unknown). */

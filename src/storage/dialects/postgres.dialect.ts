@@ -105,6 +105,10 @@ export class PostgresDialect implements Dialect {
     return this.db.transaction().execute(fn);
   }
 
+  async lock(trx: Kysely<Database>, key: string): Promise<void> {
+    await sql`select pg_advisory_xact_lock(hashtext(${key}))`.execute(trx);
+  }
+
   migrationLock<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`.execute(trx);

@@ -110,6 +110,10 @@ export class SqliteDialect implements Dialect {
     });
   }
 
+  async lock(): Promise<void> {
+    // BEGIN IMMEDIATE already makes this transaction the only writer
+  }
+
   migrationLock<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
     return this.writeTransaction(fn);
   }
