@@ -9,7 +9,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +19,7 @@ import { PostgresDialect } from '../src/storage/dialects/postgres.dialect.js';
 import { SqliteDialect } from '../src/storage/dialects/sqlite.dialect.js';
 import { Storage } from '../src/storage/storage.js';
 import type { LoadResult, LoadSpec } from './load.js';
+import { freePort } from '../test/helpers/server.js';
 import { seed } from './seed.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -81,17 +81,6 @@ function scenarios(eventId: number): Scenario[] {
   // the smoke run (CI) only proves the harness works: three scenarios, one second each
   const only = values.scenarios?.split(',').map((s) => s.trim().toLowerCase()) ?? (smoke ? ['default', 'post /events', 'get /events/<id>'] : undefined);
   return only ? all.filter((s) => only.some((o) => s.name.toLowerCase().includes(o))) : all;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {

@@ -44,8 +44,11 @@ async function worker(config: Config): Promise<void> {
     app.log.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
+    // keep-alive sockets that go idle after their last answer are closed too, not left to time out
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
     try {
       await app.close();
+      clearInterval(sweep);
       await storage.close();
     } finally {
       process.exit(0);

@@ -60,7 +60,7 @@ describe('response cache', () => {
   });
 
   it('evicts by size and expires by time', () => {
-    const cache = new ResponseCache(8192, 1000);
+    const cache = new ResponseCache(8192);
     const entry = (n: number) => ({ version: 1, expires: 2000, status: 200, headers: {}, body: Buffer.alloc(n) });
     cache.set('a', entry(300));
     cache.set('b', entry(300));

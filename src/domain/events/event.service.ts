@@ -12,7 +12,7 @@ import { errors } from '../errors.js';
 import { can, canDeletePost, canEditPost, canReadPost } from '../policies.js';
 import { applyScheduling, needsSlug, scaleBackStatus, SLUG_UNIQUE_STATUSES, TRASHED_SUFFIX } from '../posts/status.js';
 import { firstFreeSlug, sanitizeSlug } from '../slugs.js';
-import { assertMayWrite, filterHtml, postStamp, publicationMs, resolveImage, retryOnConflict } from '../posts/post-writes.js';
+import { assertMayWrite, filterHtml, postStamp, publicationMs, publicationUpdate, resolveImage, retryOnConflict } from '../posts/post-writes.js';
 import type { Term } from '../terms/term.js';
 import type { TermService } from '../terms/term.service.js';
 import { deriveCurrency } from './cost.js';
@@ -219,23 +219,8 @@ export class EventService {
           event.all_day = flag(allDay);
         }
 
-        let publishedMs = Date.parse(`${current.dateUtc.replace(' ', 'T')}Z`);
-        const published = publicationMs(input, zoneName, nowMs);
-        if (published !== undefined) {
-          publishedMs = published;
-          const pub = postStamp(published, this.config.siteTimezone);
-          post.date = pub.local;
-          post.date_utc = pub.utc;
-        }
-
-        let status = current.status;
-        if (input.status !== undefined && input.status !== null) status = scaleBackStatus(actor, input.status);
-        if (input.status !== undefined || published !== undefined) status = applyScheduling(status, publishedMs, nowMs);
-        if (status !== current.status) {
-          post.status = status;
-          if (status === 'trash') post.status_before_trash = current.status;
-          else if (current.status === 'trash') post.status_before_trash = null;
-        }
+        const { status, fields } = publicationUpdate(actor, input, current, zoneName, this.config.siteTimezone, nowMs);
+        Object.assign(post, fields);
 
         if (input.title !== undefined) post.title = filterHtml(actor, input.title);
         if (input.description !== undefined) post.content = filterHtml(actor, input.description ?? '');

@@ -7,13 +7,12 @@ import type { Config } from '../../config/config.js';
 import type { Storage } from '../../storage/storage.js';
 import type { LinkedPostFields, LinkedStore } from '../../storage/stores/linked.store.js';
 import type { ImageRecord } from '../../storage/stores/image.store.js';
-import { parseWall, wallToMs } from '../../time/zones.js';
 import { isAuthenticated, type Actor } from '../actor.js';
 import { errors } from '../errors.js';
 import { can, canDeletePost, canEditPost, canReadPost } from '../policies.js';
 import { applyScheduling, needsSlug, scaleBackStatus, SLUG_UNIQUE_STATUSES, TRASHED_SUFFIX } from '../posts/status.js';
 import { firstFreeSlug, sanitizeSlug } from '../slugs.js';
-import { assertMayWrite, filterHtml, postStamp, publicationMs, resolveImage, retryOnConflict } from '../posts/post-writes.js';
+import { assertMayWrite, filterHtml, postStamp, publicationMs, publicationUpdate, resolveImage, retryOnConflict } from '../posts/post-writes.js';
 import type { Visibility } from '../events/event.js';
 import type { LinkedInput, LinkedListFilter, LinkedRecord, LinkedType, OrganizerRecord, VenueRecord } from './linked.js';
 
@@ -162,20 +161,9 @@ export class LinkedService<R extends LinkedRecord> {
         if (input.description !== undefined) post.content = filterHtml(actor, input.description ?? '');
         if (input.author !== undefined && input.author !== null) post.author_id = input.author;
         if (input.image !== undefined) post.image_id = await resolveImage(tx, actor, input.image, now);
-        let publishedMs = wallToMs(parseWall(current.dateUtc));
-        const published = publicationMs(input, this.config.siteTimezone, nowMs);
-        if (published !== undefined) {
-          publishedMs = published;
-          const pub = postStamp(published, this.config.siteTimezone);
-          post.date = pub.local;
-          post.date_utc = pub.utc;
-        }
-        let status = current.status;
-        if (input.status !== undefined && input.status !== null) status = scaleBackStatus(actor, input.status);
-        if (input.status !== undefined || published !== undefined) status = applyScheduling(status, publishedMs, nowMs);
+        const { status, fields } = publicationUpdate(actor, input, current, this.config.siteTimezone, this.config.siteTimezone, nowMs);
+        Object.assign(post, fields);
         if (status !== current.status) {
-          post.status = status;
-          post.status_before_trash = status === 'trash' ? current.status : null;
           const bare = current.slug.endsWith(TRASHED_SUFFIX) ? current.slug.slice(0, -TRASHED_SUFFIX.length) : current.slug;
           if (status === 'trash') post.slug = bare === '' ? '' : `${bare}${TRASHED_SUFFIX}`;
           else if (bare !== '' || needsSlug(status)) {

@@ -5,11 +5,12 @@
 import type { Storage } from '../../storage/storage.js';
 import { StorageError } from '../../storage/dialects/dialect.js';
 import { parseDateInput } from '../../time/strtotime.js';
-import { formatUtcMs, formatWall, getZone, utcMsToZonedWall, wallToMs, zonedWallToUtcMs } from '../../time/zones.js';
+import { formatUtcMs, formatWall, getZone, parseWall, utcMsToZonedWall, wallToMs, zonedWallToUtcMs } from '../../time/zones.js';
 import type { Actor } from '../actor.js';
 import { sanitizeHtml } from '../content/html.js';
 import { errors } from '../errors.js';
 import { can } from '../policies.js';
+import { applyScheduling, scaleBackStatus } from './status.js';
 
 /** Runs a transaction again when a concurrent writer won a unique slug or held the lock. */
 export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 8): Promise<T> {
@@ -78,4 +79,35 @@ export function assertMayWrite(actor: Actor, input: { readonly author?: number |
     throw errors.cannotEditOthers();
   }
   if (typeof input.image === 'string' && input.image !== '' && !can(actor, 'upload_files')) throw errors.cannotUploadImage();
+}
+
+/**
+ * An update's publication date and status: a new date from `date`/`date_utc`, the status rules of §6.1 for a
+ * requested status, WordPress' scheduling when either changes, and the trash bookkeeping.
+ */
+export function publicationUpdate(
+  actor: Actor,
+  input: { readonly status?: string | null; readonly date?: string | null; readonly dateUtc?: string | null },
+  current: { readonly status: string; readonly dateUtc: string },
+  zoneName: string,
+  siteZone: string,
+  nowMs: number,
+): { status: string; fields: { date?: string; date_utc?: string; status?: string; status_before_trash?: string | null } } {
+  const fields: { date?: string; date_utc?: string; status?: string; status_before_trash?: string | null } = {};
+  let publishedMs = wallToMs(parseWall(current.dateUtc));
+  const published = publicationMs(input, zoneName, nowMs);
+  if (published !== undefined) {
+    publishedMs = published;
+    const pub = postStamp(published, siteZone);
+    fields.date = pub.local;
+    fields.date_utc = pub.utc;
+  }
+  let status = current.status;
+  if (input.status !== undefined && input.status !== null) status = scaleBackStatus(actor, input.status);
+  if (input.status !== undefined || published !== undefined) status = applyScheduling(status, publishedMs, nowMs);
+  if (status !== current.status) {
+    fields.status = status;
+    fields.status_before_trash = status === 'trash' ? current.status : null;
+  }
+  return { status, fields };
 }

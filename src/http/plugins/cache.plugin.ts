@@ -35,7 +35,6 @@ export class ResponseCache {
 
   constructor(
     private readonly maxBytes: number,
-    private readonly ttlMs = 1000,
     private readonly maxEntries = 5000,
   ) {}
 
@@ -73,6 +72,7 @@ const PREFIX = `/${NAMESPACE}`;
 export function registerResponseCache(app: FastifyInstance, services: Services, maxBytes: number): void {
   if (maxBytes <= 0) return;
   const cache = new ResponseCache(maxBytes);
+  const TTL_MS = 1000;
 
   // One computation per key and version at a time: when an entry expires under load, the first request
   // computes it and the others wait for its answer instead of all computing it at once.
@@ -120,7 +120,7 @@ export function registerResponseCache(app: FastifyInstance, services: Services, 
     }
     cache.set(request.cacheKey, {
       version: request.cacheVersion!,
-      expires: Date.now() + 1000,
+      expires: Date.now() + TTL_MS,
       status: 200,
       headers,
       body: Buffer.from(payload),

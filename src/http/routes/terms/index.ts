@@ -3,7 +3,6 @@
  * One set of routes serves both taxonomies; tags simply have no `parent`.
  */
 import { Type } from '@sinclair/typebox';
-import { errors } from '../../../domain/errors.js';
 import type { Services } from '../../../domain/services.js';
 import { TERM_ORDER_BY, type TaxonomyInfo, type TermListQuery, type TermOrderBy } from '../../../domain/terms/term.js';
 import type { TermService } from '../../../domain/terms/term.service.js';
