@@ -37,10 +37,18 @@ async function worker(config: Config): Promise<void> {
   const storage = await openStorage(config.database);
   const app = await buildApp(config, storage);
 
+  // scheduled posts come due: checked at start and every minute (any number of processes may do it at once)
+  const publishDue = () =>
+    app.services.events.publishDue().catch((error: unknown) => app.log.error({ err: error }, 'publishing scheduled posts failed'));
+  await publishDue();
+  const scheduler = setInterval(() => void publishDue(), 60_000);
+  scheduler.unref();
+
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
+    clearInterval(scheduler);
     app.log.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();

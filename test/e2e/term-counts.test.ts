@@ -42,3 +42,29 @@ describe('term counts follow every event write', () => {
     assert.deepEqual(listed.map((c: any) => c.count), recounted.map((c: any) => c.count));
   });
 });
+
+describe('scheduled events come due', () => {
+  it('are published when their date has come, and counted from then on', async () => {
+    const t = await createTestApp();
+    try {
+      const cat = await makeCategory(t, { name: 'Scheduled cat' });
+      const e = await makeEvent(t, { title: 'Scheduled', date: '+2 days', categories: [cat.id] });
+      const venue = await t.post('/venues', { as: 'administrator', json: { venue: 'Scheduled hall', date: '+2 days' } });
+      assert.equal(e.status, 'future');
+      assert.equal(venue.body.status, 'future');
+      assert.equal((await t.get(`/events/${e.id}`)).status, 403);
+      assert.equal((await t.get(`/categories/${cat.id}`)).body.count, 0);
+      assert.equal(await t.app.services.events.publishDue(Date.now() + 86_400_000), 0, 'not yet');
+      assert.equal(await t.app.services.events.publishDue(Date.now() + 3 * 86_400_000), 1);
+      assert.equal(await t.app.services.events.publishDue(Date.now() + 3 * 86_400_000), 0, 'once only');
+      const res = await t.get(`/events/${e.id}`);
+      assert.equal(res.status, 200);
+      assert.equal(res.body.status, 'publish');
+      assert.equal((await t.get(`/categories/${cat.id}`)).body.count, 1);
+      assert.equal((await t.get('/events', { query: { include: e.id } })).body.total, 1);
+      assert.equal((await t.get(`/venues/${venue.body.id}`)).body.status, 'publish');
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -260,6 +260,22 @@ export class EventService {
     return this.view(id, actor);
   }
 
+  /**
+   * Publishes scheduled events (and venues and organizers) whose publication date has come, as WordPress'
+   * cron does; their terms count them from now on. Returns how many events were published.
+   */
+  async publishDue(nowMs: number = this.clock()): Promise<number> {
+    const now = postStamp(nowMs, this.config.siteTimezone).utc;
+    return this.storage.transaction(async (tx) => {
+      const ids = await tx.posts.publishDue('event', now);
+      await tx.events.syncStatus(ids, 'publish');
+      for (const id of ids) await this.recount(tx, id, [], false, true);
+      await tx.posts.publishDue('venue', now);
+      await tx.posts.publishDue('organizer', now);
+      return ids.length;
+    });
+  }
+
   /** Moves the event to the trash and answers with it as trashed. */
   async remove(actor: Actor, id: number): Promise<EventView> {
     const access = await this.storage.posts.findAccess(id);

@@ -120,6 +120,12 @@ export class EventStore {
     }
   }
 
+  /** Mirrors a status change made on `posts` directly (scheduled posts coming due). */
+  async syncStatus(ids: readonly number[], status: string): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.updateTable('events').set({ status }).where('post_id', 'in', [...ids]).execute();
+  }
+
   /** Takes a trashed venue off every event that had it. */
   async unlinkVenue(venueId: number): Promise<void> {
     await this.db.updateTable('events').set({ venue_id: null }).where('venue_id', '=', venueId).execute();

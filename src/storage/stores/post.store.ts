@@ -40,4 +40,20 @@ export class PostStore {
       .execute();
     return rows.map((row) => ({ id: row.id, type: row.type, authorId: row.author_id, status: row.status, statusBeforeTrash: row.status_before_trash }));
   }
+
+  /**
+   * Publishes scheduled posts whose date has come (WordPress' cron does this). Each row is claimed by its own
+   * update, so two processes doing this at once never publish one post twice. Returns the ids published.
+   */
+  async publishDue(type: PostType, nowUtc: string): Promise<number[]> {
+    const rows = await this.db
+      .updateTable('posts')
+      .set({ status: 'publish' })
+      .where('type', '=', type)
+      .where('status', '=', 'future')
+      .where('date_utc', '<=', nowUtc)
+      .returning('id')
+      .execute();
+    return rows.map((r) => r.id);
+  }
 }
