@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { EventInput } from '../../../domain/events/event.js';
 import { parseSearch, resolveDateWindow } from '../../../domain/events/event-query.js';
 import { errors } from '../../../domain/errors.js';
+import { can } from '../../../domain/policies.js';
 import type { Services } from '../../../domain/services.js';
 import { serializeEvent } from '../../../serializers/event.serializer.js';
 import { pageLinks, queryValue, totalHeaders, totalPages } from '../../paging.js';
@@ -119,8 +120,8 @@ async function list(ctx: RouteContext) {
   const pages = totalPages(total, a.per_page);
 
   // Every filter of the request, with the effective (computed) values, so the URLs can be followed.
-  const effectiveStatus =
-    statuses !== undefined ? statuses.join(',') : ctx.services.events.visibility(ctx.actor).kind === 'public' ? 'publish' : undefined;
+  // callers who cannot edit events list published ones: their URLs say so, as the original's do
+  const effectiveStatus = statuses !== undefined ? statuses.join(',') : can(ctx.actor, 'edit_posts') ? undefined : 'publish';
   const carried: [string, unknown][] = [
     ['per_page', a.per_page],
     ['start_date', window.effective.start_date],

@@ -4,6 +4,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { errors } from '../../../domain/errors.js';
+import { can } from '../../../domain/policies.js';
 import type { LinkedService, LinkedView } from '../../../domain/linked/linked.service.js';
 import type { LinkedType, OrganizerRecord, VenueRecord } from '../../../domain/linked/linked.js';
 import type { Services } from '../../../domain/services.js';
@@ -58,7 +59,7 @@ export function linkedRoutes(type: LinkedType): RouteSpec[] {
     if (views.length === 0 && a.page > 1) throw errors.linkedPageNotFound(type);
     const pages = totalPages(total, a.per_page);
     const given = ctx.request.query as Record<string, unknown>;
-    const effectiveStatus = statuses !== undefined ? statuses.join(',') : visibility.kind === 'public' ? 'publish' : undefined;
+    const effectiveStatus = statuses !== undefined ? statuses.join(',') : can(ctx.actor, 'edit_posts') ? undefined : 'publish';
     const carried: [string, unknown][] = [
       ['per_page', a.per_page],
       ['status', effectiveStatus],
