@@ -6,7 +6,6 @@ import { makeCategory, makeEvent } from '../helpers/factories.js';
 const NS = `${PUBLIC_URL}/calendar/events/v1`;
 const WEEK = 7 * 86_400_000;
 const ts = (ms: number) => String(Math.floor(ms / 1000));
-const wallUtc = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 const titles = (res: any) => res.body.events.map((e: any) => e.title);
 const ids = (res: any) => res.body.events.map((e: any) => e.id);
 
@@ -284,7 +283,6 @@ describe('events list: per_page cap', () => {
       assert.equal(res.body.events.length, 50);
       assert.equal(res.body.total, 51);
       assert.equal(res.body.total_pages, 2);
-      void wallUtc;
     } finally {
       await t.close();
     }

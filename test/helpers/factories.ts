@@ -26,7 +26,7 @@ export async function insertRawEvent(
   t: TestApp,
   options: { status?: string; termIds?: number[]; title?: string; authorId?: number } = {},
 ): Promise<number> {
-  const db = (t.storage.dialect as { db: any }).db;
+  const db = t.storage.db as any;
   const now = '2030-01-01 10:00:00';
   const post = await db
     .insertInto('posts')
@@ -65,7 +65,7 @@ export async function insertRawEvent(
 
 /** A post of another type (venue/organizer), to test "id of the wrong type" answers. */
 export async function insertRawPost(t: TestApp, type: 'venue' | 'organizer' | 'image', status = 'publish'): Promise<number> {
-  const db = (t.storage.dialect as { db: any }).db;
+  const db = t.storage.db as any;
   const now = '2030-01-01 10:00:00';
   const post = await db
     .insertInto('posts')

@@ -9,14 +9,14 @@ import type { EventFields, EventPostFields } from '../../storage/stores/event.st
 import { getZone, parseWall } from '../../time/zones.js';
 import { isAuthenticated, type Actor } from '../actor.js';
 import { errors } from '../errors.js';
-import { can, canDeletePost, canEditPost, canReadPost } from '../policies.js';
+import { can, canDeletePost, canEditPost, canReadPost, listVisibility } from '../policies.js';
 import { applyScheduling, needsSlug, scaleBackStatus, SLUG_UNIQUE_STATUSES, TRASHED_SUFFIX } from '../posts/status.js';
 import { firstFreeSlug, sanitizeSlug } from '../slugs.js';
 import { assertMayWrite, filterHtml, postStamp, publicationMs, publicationUpdate, resolveImage, retryOnConflict } from '../posts/post-writes.js';
 import type { Term } from '../terms/term.js';
 import type { TermService } from '../terms/term.service.js';
 import { deriveCurrency } from './cost.js';
-import type { EventInput, EventListFilter, EventRecord, LinkedRef, Visibility } from './event.js';
+import type { EventInput, EventListFilter, EventRecord, LinkedRef } from './event.js';
 import type { LinkedView, LinkedService } from '../linked/linked.service.js';
 import type { LinkedRecord, OrganizerRecord, VenueRecord } from '../linked/linked.js';
 import { canonicalZoneName, computeEventDates, readDate } from './event-dates.js';
@@ -73,13 +73,6 @@ export class EventService {
     if (!canReadPost(actor, record)) throw errors.eventNotAccessible();
   }
 
-  /** Which events a caller may see in lists: published ones, their own, or all (editors and up). */
-  visibility(actor: Actor): Visibility {
-    if (actor.kind !== 'user') return { kind: 'public' };
-    if (can(actor, 'edit_others_posts') && can(actor, 'read_private_posts')) return { kind: 'all', userId: actor.id };
-    return { kind: 'own', userId: actor.id };
-  }
-
   async list(
     actor: Actor,
     filter: Omit<EventListFilter, 'visibility'>,
@@ -87,7 +80,7 @@ export class EventService {
     perPage: number,
   ): Promise<{ events: EventView[]; total: number }> {
     const { events, total } = await this.storage.events.list(
-      { ...filter, visibility: this.visibility(actor) },
+      { ...filter, visibility: listVisibility(actor) },
       perPage,
       (page - 1) * perPage,
     );

@@ -75,11 +75,9 @@ export interface EventInput {
 /** A venue or organizer named in an event write: an existing id, or what to create. */
 export type LinkedRef = { readonly id: number } | { readonly create: import('../linked/linked.js').LinkedInput };
 
-/** Who may see which events in a list (DECISIONS.md: never what the caller may not read). */
-export type Visibility =
-  | { readonly kind: 'public' }
-  | { readonly kind: 'own'; readonly userId: number }
-  | { readonly kind: 'all'; readonly userId: number };
+import type { Visibility } from '../policies.js';
+
+export type { Visibility };
 
 export interface EventListFilter {
   readonly visibility: Visibility;

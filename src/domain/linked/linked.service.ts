@@ -9,11 +9,10 @@ import type { LinkedPostFields, LinkedStore } from '../../storage/stores/linked.
 import type { ImageRecord } from '../../storage/stores/image.store.js';
 import { isAuthenticated, type Actor } from '../actor.js';
 import { errors } from '../errors.js';
-import { can, canDeletePost, canEditPost, canReadPost } from '../policies.js';
+import { can, canDeletePost, canEditPost, canReadPost, listVisibility } from '../policies.js';
 import { applyScheduling, needsSlug, scaleBackStatus, SLUG_UNIQUE_STATUSES, TRASHED_SUFFIX } from '../posts/status.js';
 import { firstFreeSlug, sanitizeSlug } from '../slugs.js';
 import { assertMayWrite, filterHtml, postStamp, publicationMs, publicationUpdate, resolveImage, retryOnConflict } from '../posts/post-writes.js';
-import type { Visibility } from '../events/event.js';
 import type { LinkedInput, LinkedListFilter, LinkedRecord, LinkedType, OrganizerRecord, VenueRecord } from './linked.js';
 
 export interface LinkedView<R extends LinkedRecord = LinkedRecord> {
@@ -83,13 +82,11 @@ export class LinkedService<R extends LinkedRecord> {
 
   async list(
     actor: Actor,
-    visibility: Visibility,
     filter: Omit<LinkedListFilter, 'visibility'>,
     page: number,
     perPage: number,
   ): Promise<{ views: LinkedView<R>[]; total: number }> {
-    void actor;
-    const { records, total } = await this.store().list({ ...filter, visibility }, perPage, (page - 1) * perPage);
+    const { records, total } = await this.store().list({ ...filter, visibility: listVisibility(actor) }, perPage, (page - 1) * perPage);
     return { views: await this.views(records), total };
   }
 

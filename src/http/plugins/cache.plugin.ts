@@ -6,6 +6,7 @@
  * and bytes; oldest entries go first.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { listVisibility } from '../../domain/policies.js';
 import type { Services } from '../../domain/services.js';
 import { NAMESPACE } from '../urls.js';
 
@@ -80,7 +81,7 @@ export function registerResponseCache(app: FastifyInstance, services: Services, 
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.method !== 'GET' || !request.url.startsWith(PREFIX)) return;
-    const visibility = services.events.visibility(request.actor);
+    const visibility = listVisibility(request.actor);
     const view = visibility.kind === 'public' ? 'public' : visibility.kind === 'all' ? 'all' : `user:${visibility.userId}`;
     const key = `${view} ${request.url}`;
     const version = request.cacheVersion ?? (await services.storage.dataVersion());

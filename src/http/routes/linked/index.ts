@@ -42,10 +42,8 @@ export function linkedRoutes(type: LinkedType): RouteSpec[] {
   async function list(ctx: RouteContext) {
     const a = ctx.args;
     const statuses: string[] | undefined = Array.isArray(a.status) && !a.status.includes('any') ? a.status : undefined;
-    const visibility = ctx.services.events.visibility(ctx.actor);
     const { views, total } = await service(ctx.services).list(
       ctx.actor,
-      visibility,
       {
         statuses,
         searchTokens: typeof a.search === 'string' ? searchTokens(a.search) : undefined,
