@@ -12,7 +12,7 @@ import { errors } from '../errors.js';
 import { can, canDeletePost, canEditPost, canReadPost, listVisibility } from '../policies.js';
 import { applyScheduling, needsSlug, scaleBackStatus, SLUG_UNIQUE_STATUSES, TRASHED_SUFFIX } from '../posts/status.js';
 import { firstFreeSlug, sanitizeSlug } from '../slugs.js';
-import { assertMayWrite, filterHtml, postStamp, publicationMs, publicationUpdate, resolveImage, retryOnConflict } from '../posts/post-writes.js';
+import { assertMayWrite, filterHtml, postStamp, publicationMs, publicationUpdate, resolveImage, retryOnConflict, trashFields } from '../posts/post-writes.js';
 import type { Term } from '../terms/term.js';
 import type { TermService } from '../terms/term.service.js';
 import { deriveCurrency } from './cost.js';
@@ -286,17 +286,7 @@ export class EventService {
       if (current.status === 'trash') throw errors.eventInTrash(id);
       /* trash keeps the links: a restored event still has its venue and organizers */
       await this.recount(tx, id, await tx.terms.idsForPost(id), current.status === 'publish', false);
-      await tx.events.update(
-        id,
-        {
-          status: 'trash',
-          status_before_trash: current.status,
-          slug: current.slug === '' ? '' : `${current.slug}${TRASHED_SUFFIX}`,
-          modified: now.local,
-          modified_utc: now.utc,
-        },
-        {},
-      );
+      await tx.events.update(id, trashFields(current, now), {});
     });
     return this.view(id, actor);
   }

@@ -12,7 +12,7 @@ import { errors } from '../errors.js';
 import { can, canDeletePost, canEditPost, canReadPost, listVisibility } from '../policies.js';
 import { applyScheduling, needsSlug, scaleBackStatus, SLUG_UNIQUE_STATUSES, TRASHED_SUFFIX } from '../posts/status.js';
 import { firstFreeSlug, sanitizeSlug } from '../slugs.js';
-import { assertMayWrite, filterHtml, postStamp, publicationMs, publicationUpdate, resolveImage, retryOnConflict } from '../posts/post-writes.js';
+import { assertMayWrite, filterHtml, postStamp, publicationMs, publicationUpdate, resolveImage, retryOnConflict, trashFields } from '../posts/post-writes.js';
 import type { LinkedInput, LinkedListFilter, LinkedRecord, LinkedType, OrganizerRecord, VenueRecord } from './linked.js';
 
 export interface LinkedView<R extends LinkedRecord = LinkedRecord> {
@@ -185,17 +185,7 @@ export class LinkedService<R extends LinkedRecord> {
       const current = await this.store(tx).find(id);
       if (!current) throw errors.invalidParam('id');
       if (current.status === 'trash') throw errors.linkedInTrash(this.type, id);
-      await this.store(tx).update(
-        id,
-        {
-          status: 'trash',
-          status_before_trash: current.status,
-          slug: current.slug === '' ? '' : `${current.slug}${TRASHED_SUFFIX}`,
-          modified: now.local,
-          modified_utc: now.utc,
-        },
-        {},
-      );
+      await this.store(tx).update(id, trashFields(current, now), {});
       await this.unlinkEvents(tx, id);
     });
     return this.view(id);

@@ -10,7 +10,7 @@ import type { Actor } from '../actor.js';
 import { sanitizeHtml } from '../content/html.js';
 import { errors } from '../errors.js';
 import { can } from '../policies.js';
-import { applyScheduling, scaleBackStatus } from './status.js';
+import { applyScheduling, scaleBackStatus, TRASHED_SUFFIX } from './status.js';
 
 /** Runs a transaction again when a concurrent writer won a unique slug or held the lock. */
 export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 8): Promise<T> {
@@ -110,4 +110,15 @@ export function publicationUpdate(
     fields.status_before_trash = status === 'trash' ? current.status : null;
   }
   return { status, fields };
+}
+
+/** The post fields that move a post to the trash (its slug freed with WordPress' `__trashed` suffix). */
+export function trashFields(current: { readonly status: string; readonly slug: string }, now: { local: string; utc: string }) {
+  return {
+    status: 'trash',
+    status_before_trash: current.status,
+    slug: current.slug === '' ? '' : `${current.slug}${TRASHED_SUFFIX}`,
+    modified: now.local,
+    modified_utc: now.utc,
+  };
 }
