@@ -26,6 +26,9 @@ describe('slugs', () => {
     let lookups = 0;
     const counted = async (candidates: string[]) => (lookups++, existing(many)(candidates));
     assert.equal(await firstFreeSlug('a', counted), 'a-42');
-    assert.equal(lookups, 3);
+    assert.equal(lookups, 4, 'the base alone, then a-2…a-21, a-22…a-41 and a-42…a-61');
+    lookups = 0;
+    assert.equal(await firstFreeSlug('b', counted), 'b');
+    assert.equal(lookups, 1, 'a free base costs one lookup');
   });
 });

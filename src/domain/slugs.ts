@@ -24,12 +24,14 @@ export function sanitizeSlug(input: string): string {
 }
 
 /**
- * The first free slug of `base`, `base-2`, `base-3`, …, asking `taken` which of a batch of candidates exist
- * (one indexed lookup per batch of twenty, whatever the number of posts).
+ * The first free slug of `base`, `base-2`, `base-3`, …: asks `taken` about the base alone first (it is nearly
+ * always free), then about batches of twenty candidates (one indexed lookup per batch, whatever the number of
+ * posts).
  */
 export async function firstFreeSlug(base: string, taken: (candidates: string[]) => Promise<ReadonlySet<string>>): Promise<string> {
-  for (let from = 1; ; from += 20) {
-    const candidates = Array.from({ length: 20 }, (_, i) => (from + i === 1 ? base : `${base}-${from + i}`));
+  if (!(await taken([base])).has(base)) return base;
+  for (let from = 2; ; from += 20) {
+    const candidates = Array.from({ length: 20 }, (_, i) => `${base}-${from + i}`);
     const used = await taken(candidates);
     const free = candidates.find((c) => !used.has(c));
     if (free !== undefined) return free;

@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { DatabaseConfig } from '../config/config.js';
 import type { Database } from './database.js';
-import { StorageError, type Dialect } from './dialects/dialect.js';
+import { StorageError, type Dialect, type Versions } from './dialects/dialect.js';
 import { PostgresDialect } from './dialects/postgres.dialect.js';
 import { SqliteDialect } from './dialects/sqlite.dialect.js';
 import { migrate } from './migrations/migrator.js';
@@ -68,9 +68,9 @@ export class Storage {
     return migrate(this.dialect);
   }
 
-  /** Moves on with every committed write, in any process: what caches compare against. */
-  dataVersion(): Promise<number> {
-    return this.dialect.dataVersion();
+  /** Move on with committed writes, in any process: what caches compare against (see Versions). */
+  versions(): Promise<Versions> {
+    return this.dialect.versions();
   }
 
   optimize(): Promise<void> {

@@ -5,7 +5,7 @@
 import type { Config } from '../../config/config.js';
 import type { Storage } from '../../storage/storage.js';
 import type { ImageRecord } from '../../storage/stores/image.store.js';
-import type { EventFields, EventPostFields } from '../../storage/stores/event.store.js';
+import { writtenEvent, type EventFields, type EventPostFields } from '../../storage/stores/event.store.js';
 import { getZone, parseWall } from '../../time/zones.js';
 import { isAuthenticated, type Actor } from '../actor.js';
 import { errors } from '../errors.js';
@@ -136,7 +136,7 @@ export class EventService {
     const cost = input.cost ?? [];
     const currency = deriveCurrency(cost);
 
-    const id = await retryOnConflict(() =>
+    const record = await retryOnConflict(() =>
       this.storage.transaction(async (tx) => {
         const imageId = await resolveImage(tx, actor, input.image, now);
         const slug = await this.slug(tx, input.slug ?? undefined, '', input.title ?? '', status);
@@ -172,13 +172,14 @@ export class EventService {
           venue_id: input.venue ? await this.linkVenue(tx, actor, input.venue) : null,
         };
         const newId = await tx.events.insert(post, event);
-        await this.assignTerms(tx, newId, input, true);
+        const termIds = await this.assignTerms(tx, newId, input, true);
         if (input.organizers) await tx.events.setOrganizers(newId, await this.linkOrganizers(tx, actor, input.organizers));
-        await this.recount(tx, newId, [], false, status === 'publish');
-        return newId;
+        await this.recount(tx, newId, [], false, status === 'publish', termIds);
+        return writtenEvent(newId, post, event);
       }),
     );
-    return this.view(id, actor);
+    // everything but the embedded data is what was just written: no need to read it back
+    return (await this.views([record], actor))[0];
   }
 
   async update(actor: Actor, id: number, input: EventInput): Promise<EventView> {
@@ -350,23 +351,36 @@ export class EventService {
     return firstFreeSlug(base, (candidates) => tx.events.takenSlugs(candidates, SLUG_UNIQUE_STATUSES, excludeId));
   }
 
-  private async assignTerms(tx: Storage, id: number, input: EventInput, fresh = false): Promise<void> {
+  /** Sets the terms sent; for a new event (`fresh`), answers with the ids it now carries. */
+  private async assignTerms(tx: Storage, id: number, input: EventInput, fresh = false): Promise<number[]> {
+    const assigned: number[] = [];
     if (input.categories !== undefined) {
       const ids = await this.categories.resolveForPost(tx, input.categories ?? []);
       await tx.terms.setForPost(id, 'tribe_events_cat', ids, fresh);
+      assigned.push(...ids);
     }
     if (input.tags !== undefined) {
       const ids = await this.tags.resolveForPost(tx, input.tags ?? []);
       await tx.terms.setForPost(id, 'post_tag', ids, fresh);
+      assigned.push(...ids);
     }
+    return [...new Set(assigned)];
   }
 
   /**
    * Keeps term counts (published events per term) exact: the terms the event had count it no more if it was
    * published; the terms it has now count it if it is published now.
    */
-  private async recount(tx: Storage, id: number, before: readonly number[], wasPublished: boolean, isPublished: boolean) {
-    const after = before.length === 0 && !wasPublished && !isPublished ? [] : await tx.terms.idsForPost(id);
+  private async recount(
+    tx: Storage,
+    id: number,
+    before: readonly number[],
+    wasPublished: boolean,
+    isPublished: boolean,
+    /** The terms it carries now, when the caller knows them. */
+    now?: readonly number[],
+  ) {
+    const after = now ?? (before.length === 0 && !wasPublished && !isPublished ? [] : await tx.terms.idsForPost(id));
     const deltas = new Map<number, number>();
     if (wasPublished) for (const t of before) deltas.set(t, (deltas.get(t) ?? 0) - 1);
     if (isPublished) for (const t of after) deltas.set(t, (deltas.get(t) ?? 0) + 1);

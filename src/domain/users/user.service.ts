@@ -101,14 +101,15 @@ export class UserService {
    * The actor for HTTP Basic credentials, or undefined when they do not match (an unknown login and a wrong
    * password are indistinguishable to the caller).
    */
-  async authenticate(login: string, password: string, dataVersion?: number): Promise<Actor | undefined> {
+  async authenticate(login: string, password: string, credentialsVersion?: number): Promise<Actor | undefined> {
     if (login === '' || password === '' || login.length > 60 || password.length > 256) return undefined;
-    // A verified pair is remembered while nothing was written since (a revoked password or a changed role
-    // moves the data version), so a busy client costs one version read, not a query and a hash.
-    const key = dataVersion === undefined ? undefined : `${login}\n${createHash('sha256').update(password).digest('base64')}`;
+    // A verified pair is remembered while no user or application password was written since (a revoked
+    // password or a changed role moves the credentials version), so a busy client costs one version read, not a
+    // query and a hash.
+    const key = credentialsVersion === undefined ? undefined : `${login}\n${createHash('sha256').update(password).digest('base64')}`;
     if (key !== undefined) {
       const hit = this.verified.get(key);
-      if (hit && hit.version === dataVersion) return hit.actor;
+      if (hit && hit.version === credentialsVersion) return hit.actor;
     }
     const credentials = await this.storage.users.credentials(login);
     for (const c of credentials) {
@@ -117,7 +118,7 @@ export class UserService {
         const actor: Actor = { kind: 'user', id: c.userId, login: c.login, role: c.role as Role };
         if (key !== undefined) {
           if (this.verified.size >= 10_000) this.verified.clear();
-          this.verified.set(key, { version: dataVersion!, actor });
+          this.verified.set(key, { version: credentialsVersion!, actor });
         }
         return actor;
       }

@@ -31,8 +31,9 @@ export async function authenticate(request: FastifyRequest, users: UserService, 
   if (!/^Basic\s/i.test(header)) throw errors.unsupportedAuthorization();
   const credentials = parseBasic(header);
   if (!credentials) throw errors.incorrectPassword();
-  request.cacheVersion = await storage.dataVersion();
-  const actor = await users.authenticate(credentials.login, credentials.password, request.cacheVersion);
+  const versions = await storage.versions();
+  request.cacheVersion = versions.data;
+  const actor = await users.authenticate(credentials.login, credentials.password, versions.credentials);
   if (!actor) throw errors.incorrectPassword();
   return actor;
 }

@@ -84,7 +84,7 @@ export function registerResponseCache(app: FastifyInstance, services: Services, 
     const visibility = listVisibility(request.actor);
     const view = visibility.kind === 'public' ? 'public' : visibility.kind === 'all' ? 'all' : `user:${visibility.userId}`;
     const key = `${view} ${request.url}`;
-    const version = request.cacheVersion ?? (await services.storage.dataVersion());
+    const version = request.cacheVersion ?? (await services.storage.versions()).data;
     let hit = cache.get(key, version, Date.now());
     const lead = computing.get(key);
     if (!hit && lead && lead.version === version) {

@@ -8,6 +8,34 @@ import type { Database } from '../database.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
+/**
+ * Two numbers of the `data_version` table that committed writes move on, in any process: `data` with every
+ * write (cached responses compare against it), `credentials` only with writes to users and their application
+ * passwords (remembered credential checks compare against it, so writing events does not make every client's
+ * password be checked again).
+ */
+export interface Versions {
+  readonly data: number;
+  readonly credentials: number;
+}
+
+/** The `data_version` rows. */
+export const DATA_VERSION_ID = 1;
+export const CREDENTIALS_VERSION_ID = 2;
+/** The two versions from `[id, version]` rows. */
+export function readVersions(rows: readonly (readonly [unknown, unknown])[]): Versions {
+  let data = 0;
+  let credentials = 0;
+  for (const [id, version] of rows) {
+    if (Number(id) === DATA_VERSION_ID) data = Number(version);
+    else if (Number(id) === CREDENTIALS_VERSION_ID) credentials = Number(version);
+  }
+  return { data, credentials };
+}
+
+/** Tables whose writes move the credentials version too. */
+export const CREDENTIAL_TABLES: readonly string[] = ['users', 'app_passwords'];
+
 export interface Dialect {
   readonly name: DialectName;
   readonly db: Kysely<Database>;
@@ -15,6 +43,8 @@ export interface Dialect {
   autoId(col: ColumnDefinitionBuilder): ColumnDefinitionBuilder;
   /** Unicode-aware lower-casing of a text expression (for case-insensitive search and ordering). */
   lower(expr: Expression<string>): RawBuilder<string>;
+  /** The name of the SQL function `lower()` uses, for fixed statements (see Statement). */
+  readonly lowerFunction: string;
   /** Great-circle distance in km between two points given as SQL expressions and numbers. */
   distanceKm(lat: Expression<number | null>, lng: Expression<number | null>, toLat: number, toLng: number): RawBuilder<number>;
   /** Runs `fn` in a write transaction that takes the write lock up front (no lock-upgrade deadlocks). */
@@ -28,15 +58,18 @@ export interface Dialect {
   migrationLock<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /** Driver error → StorageError (or the error itself when unknown). */
   translateError(error: unknown): unknown;
-  /** Triggers that move `data_version` on every write to these tables. */
+  /**
+   * Triggers that move the data version on every write to these tables, and also the credentials version for
+   * the tables of CREDENTIAL_TABLES.
+   */
   createVersionTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;
   /** Removes them again (bulk loads, which bump the version once at the end instead). */
   dropVersionTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;
   /** Settings for a bulk load on this connection (more cache, fewer syncs); undone by `endBulkLoad`. */
   beginBulkLoad(): Promise<void>;
   endBulkLoad(): Promise<void>;
-  /** The current `data_version` (as cheap as the database allows: it is read on every request). */
-  dataVersion(): Promise<number>;
+  /** The current versions (as cheap as the database allows: they are read on every request). */
+  versions(): Promise<Versions>;
   /** Refreshes query-planner statistics (SQLite; PostgreSQL's autovacuum does it). */
   optimize(): Promise<void>;
   /** Cheap liveness check. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { Kysely, type LogEvent, PostgresDialect as KyselyPostgres, sql, type ColumnDefinitionBuilder, type Expression } from 'kysely';
 import type { Database } from '../database.js';
-import { StorageError, type Dialect } from './dialect.js';
+import { CREDENTIAL_TABLES, CREDENTIALS_VERSION_ID, DATA_VERSION_ID, readVersions, StorageError, type Dialect, type Versions } from './dialect.js';
 
 // count(*) and bigint ids come back as strings by default; every integer we store fits in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -42,6 +42,7 @@ function prepareStatements(client: pg.PoolClient): void {
 
 export class PostgresDialect implements Dialect {
   readonly name = 'postgres' as const;
+  readonly lowerFunction = 'lower';
   readonly db: Kysely<Database>;
   private readonly pool: pg.Pool;
 
@@ -136,30 +137,43 @@ export class PostgresDialect implements Dialect {
    * they commit, so they do not queue behind each other for their whole transaction.
    */
   async createVersionTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void> {
-    await sql
-      .raw(
-        `create function bump_data_version() returns trigger language plpgsql as $$
-         begin
-           if coalesce(current_setting('calendar.version_bumped', true), '') <> 'on' then
-             perform set_config('calendar.version_bumped', 'on', true);
-             update data_version set version = version + 1 where id = 1;
-           end if;
-           return null;
-         end $$`,
-      )
-      .execute(db);
+    for (const [fn, flag, id] of [
+      ['bump_data_version', 'calendar.version_bumped', DATA_VERSION_ID],
+      ['bump_credentials_version', 'calendar.credentials_bumped', CREDENTIALS_VERSION_ID],
+    ] as const) {
+      await sql
+        .raw(
+          `create or replace function ${fn}() returns trigger language plpgsql as $$
+           begin
+             if coalesce(current_setting('${flag}', true), '') <> 'on' then
+               perform set_config('${flag}', 'on', true);
+               update data_version set version = version + 1 where id = ${id};
+             end if;
+             return null;
+           end $$`,
+        )
+        .execute(db);
+    }
     for (const table of tables) {
       await sql
         .raw(
           `create constraint trigger ${table}_version after insert or update or delete on ${table} deferrable initially deferred for each row execute function bump_data_version()`,
         )
         .execute(db);
+      if (!CREDENTIAL_TABLES.includes(table)) continue;
+      await sql
+        .raw(
+          `create constraint trigger ${table}_credentials_version after insert or update or delete on ${table} deferrable initially deferred for each row execute function bump_credentials_version()`,
+        )
+        .execute(db);
     }
   }
 
   async dropVersionTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void> {
-    for (const table of tables) await sql.raw(`drop trigger if exists ${table}_version on ${table}`).execute(db);
-    await sql.raw('drop function if exists bump_data_version()').execute(db);
+    for (const table of tables) {
+      await sql.raw(`drop trigger if exists ${table}_version on ${table}`).execute(db);
+      await sql.raw(`drop trigger if exists ${table}_credentials_version on ${table}`).execute(db);
+    }
   }
 
   private droppedIndexes: string[] = [];
@@ -180,14 +194,14 @@ export class PostgresDialect implements Dialect {
     await sql`analyze`.execute(this.db);
   }
 
-  private versionRound: { started: number; promise: Promise<number> } | undefined;
-  private nextRound: Promise<number> | undefined;
+  private versionRound: { started: number; promise: Promise<Versions> } | undefined;
+  private nextRound: Promise<Versions> | undefined;
 
   /**
    * Reads of the version are coalesced: a request joins a read that started after it arrived, so it still sees
    * every write committed before it arrived, and under load one round trip serves every waiting request.
    */
-  async dataVersion(): Promise<number> {
+  async versions(): Promise<Versions> {
     const arrived = performance.now();
     const current = this.versionRound;
     if (current && current.started >= arrived) return current.promise;
@@ -205,8 +219,12 @@ export class PostgresDialect implements Dialect {
     const round = {
       started: performance.now(),
       promise: this.pool
-        .query({ name: 'data_version', text: 'select version from data_version where id = 1' })
-        .then((r) => Number(r.rows[0].version))
+        .query({
+          name: 'versions',
+          text: `select id, version from data_version where id in (${DATA_VERSION_ID}, ${CREDENTIALS_VERSION_ID})`,
+          rowMode: 'array',
+        })
+        .then((r) => readVersions(r.rows as [number, number][]))
         .finally(() => {
           if (this.versionRound === round) this.versionRound = undefined;
         }),

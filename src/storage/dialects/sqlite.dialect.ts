@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, type LogEvent, SqliteDialect as KyselySqlite, sql, type ColumnDefinitionBuilder, type Expression } from 'kysely';
 import type { Database } from '../database.js';
-import { StorageError, type Dialect } from './dialect.js';
+import { CREDENTIAL_TABLES, CREDENTIALS_VERSION_ID, DATA_VERSION_ID, readVersions, StorageError, type Dialect, type Versions } from './dialect.js';
 
 export interface SqliteOptions {
   /** File path, or `:memory:`. */
@@ -42,6 +42,15 @@ function cachedStatements(raw: SqliteDatabase.Database) {
 
 const EARTH_KM = 6371.0088;
 
+/** At most this many write transactions share one commit (they hold up this process' reads meanwhile). */
+const MAX_GROUP = 32;
+
+interface PendingWrite {
+  fn: (trx: Kysely<Database>) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
 export function haversineKm(lat1: number, lng1: number, lat2: number, lng2: number): number {
   const rad = Math.PI / 180;
   const dLat = (lat2 - lat1) * rad;
@@ -52,6 +61,7 @@ export function haversineKm(lat1: number, lng1: number, lat2: number, lng2: numb
 
 export class SqliteDialect implements Dialect {
   readonly name = 'sqlite' as const;
+  readonly lowerFunction = 'ulower';
   readonly db: Kysely<Database>;
   readonly raw: SqliteDatabase.Database;
 
@@ -94,20 +104,82 @@ export class SqliteDialect implements Dialect {
     return sql<number>`geo_distance_km(${lat}, ${lng}, ${toLat}, ${toLng})`;
   }
 
-  async writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
-    // Kysely's SQLite driver has one connection behind a mutex; holding it keeps other queries of this process
-    // out, and BEGIN IMMEDIATE takes the file's write lock now, waiting (busy_timeout) for other processes.
-    return this.db.connection().execute(async (conn) => {
-      await sql`begin immediate`.execute(conn);
-      try {
-        const result = await fn(conn);
-        await sql`commit`.execute(conn);
-        return result;
-      } catch (error) {
-        if (this.raw.inTransaction) await sql`rollback`.execute(conn);
-        throw error;
-      }
+  /** Write transactions waiting for the connection; run together, each in its own savepoint (see below). */
+  private readonly pendingWrites: PendingWrite[] = [];
+  private writing = false;
+
+  /**
+   * Group commit. Transactions that arrive while one runs are queued; the next round runs up to
+   * MAX_GROUP of them inside one `BEGIN IMMEDIATE … COMMIT`, each in a savepoint of its own, so one that fails
+   * is rolled back alone and the others are unaffected. A commit writes every page the transaction touched to
+   * the WAL, and concurrent creates touch many of the same pages (the tables' last leaves, term counts, the data
+   * version), so one commit for several of them writes far less than one each. Nobody hears of success before
+   * the commit that holds their writes has returned.
+   */
+  writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.pendingWrites.push({ fn: fn as PendingWrite['fn'], resolve: resolve as PendingWrite['resolve'], reject });
+      if (!this.writing) void this.writeRounds();
     });
+  }
+
+  private async writeRounds(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.pendingWrites.length > 0) {
+        // Kysely's SQLite driver has one connection behind a mutex: holding it keeps this process' other
+        // queries out, and BEGIN IMMEDIATE takes the file's write lock now (waiting for other processes).
+        await this.db.connection().execute((conn) => this.writeRound(conn));
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  private async writeRound(conn: Kysely<Database>): Promise<void> {
+    try {
+      await sql`begin immediate`.execute(conn);
+    } catch (error) {
+      for (const job of this.pendingWrites.splice(0)) job.reject(error);
+      return;
+    }
+    const done: { job: PendingWrite; result: unknown }[] = [];
+    let waited = false;
+    for (;;) {
+      if (this.pendingWrites.length === 0) {
+        // Once per round, let the event loop run before committing: requests that arrived meanwhile reach
+        // their transaction and join this commit.
+        if (waited || done.length === 0) break;
+        waited = true;
+        await new Promise((resolve) => setImmediate(resolve));
+        if (this.pendingWrites.length === 0) break;
+      }
+      if (done.length >= MAX_GROUP) break;
+      const job = this.pendingWrites.shift()!;
+      try {
+        await sql`savepoint write`.execute(conn);
+        const result = await job.fn(conn);
+        await sql`release write`.execute(conn);
+        done.push({ job, result });
+      } catch (error) {
+        job.reject(error);
+        if (!this.raw.inTransaction) {
+          // SQLite rolled the whole transaction back (I/O error, disk full): the others run again
+          this.pendingWrites.unshift(...done.map((d) => d.job));
+          return;
+        }
+        await sql`rollback to write`.execute(conn);
+        await sql`release write`.execute(conn);
+      }
+    }
+    try {
+      await sql`commit`.execute(conn);
+    } catch (error) {
+      if (this.raw.inTransaction) await sql`rollback`.execute(conn);
+      for (const { job } of done) job.reject(error);
+      return;
+    }
+    for (const { job, result } of done) job.resolve(result);
   }
 
   async lock(): Promise<void> {
@@ -134,10 +206,11 @@ export class SqliteDialect implements Dialect {
 
   async createVersionTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void> {
     for (const table of tables) {
+      const ids = CREDENTIAL_TABLES.includes(table) ? [DATA_VERSION_ID, CREDENTIALS_VERSION_ID] : [DATA_VERSION_ID];
       for (const op of ['insert', 'update', 'delete']) {
         await sql
           .raw(
-            `create trigger ${table}_${op}_version after ${op} on ${table} begin update data_version set version = version + 1 where id = 1; end`,
+            `create trigger ${table}_${op}_version after ${op} on ${table} begin update data_version set version = version + 1 where id in (${ids.join(', ')}); end`,
           )
           .execute(db);
       }
@@ -176,10 +249,12 @@ export class SqliteDialect implements Dialect {
 
   private versionStatement: SqliteDatabase.Statement | undefined;
 
-  async dataVersion(): Promise<number> {
+  async versions(): Promise<Versions> {
     // a prepared statement on the connection itself: a microsecond, no Kysely round
-    this.versionStatement ??= this.raw.prepare('select version from data_version where id = 1').pluck();
-    return Number(this.versionStatement.get());
+    this.versionStatement ??= this.raw
+      .prepare(`select id, version from data_version where id in (${DATA_VERSION_ID}, ${CREDENTIALS_VERSION_ID})`)
+      .raw();
+    return readVersions(this.versionStatement.all() as [number, number][]);
   }
 
   /** Refreshes the planner's statistics where they are missing or old (cheap; SQLite's advice at start-up). */

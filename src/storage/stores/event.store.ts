@@ -4,6 +4,7 @@ import type { Selectable } from 'kysely';
 import type { Database, EventsTable, Flag, PostsTable } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
 import { likeContains } from './like.js';
+import { placeholders, Statement, statementSet } from './statement.js';
 
 type Row = Selectable<PostsTable> & Selectable<EventsTable>;
 type Eb = ExpressionBuilder<Database, 'posts' | 'events'>;
@@ -51,20 +52,55 @@ function toRecord(row: Row): EventRecord {
 export type EventPostFields = Omit<Selectable<PostsTable>, 'id' | 'type'>;
 export type EventFields = Omit<Selectable<EventsTable>, 'post_id' | 'status'>;
 
+/** The record of an event just written with these fields: what reading it back would give. */
+export function writtenEvent(id: number, post: EventPostFields, event: EventFields): EventRecord {
+  return toRecord({ ...post, ...event, id, type: 'event', post_id: id, status: post.status });
+}
+
+const POST_COLUMNS = [
+  'status', 'status_before_trash', 'author_id', 'title', 'content', 'excerpt', 'slug', 'password', 'parent_id',
+  'menu_order', 'image_id', 'date', 'date_utc', 'modified', 'modified_utc',
+] as const satisfies readonly (keyof EventPostFields)[];
+const EVENT_COLUMNS = [
+  'start_date', 'end_date', 'start_utc', 'end_utc', 'timezone', 'timezone_abbr', 'all_day', 'cost', 'currency_symbol',
+  'currency_code', 'currency_position', 'website', 'show_map', 'show_map_link', 'hide_from_listings', 'featured', 'venue_id',
+] as const satisfies readonly (keyof EventFields)[];
+
+/** The statements of the write path (see Statement). */
+const statements = statementSet((dialect: Dialect) => ({
+    insertPost: new Statement<{ id: number }>(
+      dialect,
+      `insert into posts (type, ${POST_COLUMNS.join(', ')}) values ('event', ${placeholders(POST_COLUMNS.length)}) returning id`,
+    ),
+    insertEvent: new Statement(
+      dialect,
+      `insert into events (post_id, status, ${EVENT_COLUMNS.join(', ')}) values (?, ?, ${placeholders(EVENT_COLUMNS.length)})`,
+    ),
+    find: new Statement<Row>(dialect, 'select posts.*, events.* from events inner join posts on posts.id = events.post_id where events.post_id = ?'),
+    slugTaken: new Statement(
+      dialect,
+      `select 1 as taken from posts where type = 'event' and slug = ? and status in (${placeholders(3)}) and id <> ? limit 1`,
+    ),
+}));
+
 /** Events: a `posts` row of type event and its `events` row, read and written together. */
 export class EventStore {
+  private readonly sql: ReturnType<typeof statements>;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
-  ) {}
+  ) {
+    this.sql = statements(dialect);
+  }
 
   private base() {
     return this.db.selectFrom('events').innerJoin('posts', 'posts.id', 'events.post_id').selectAll(['posts', 'events']);
   }
 
   async find(id: number): Promise<EventRecord | undefined> {
-    const row = await this.base().where('events.post_id', '=', id).executeTakeFirst();
-    return row ? toRecord(row as unknown as Row) : undefined;
+    const row = await this.sql.find.first(this.db, [id]);
+    return row ? toRecord(row) : undefined;
   }
 
   /** By slug, any status; a published one first when drafts share it. */
@@ -79,12 +115,9 @@ export class EventStore {
   }
 
   async insert(post: EventPostFields, event: EventFields): Promise<number> {
-    const { id } = await this.db
-      .insertInto('posts')
-      .values({ ...post, type: 'event' })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await this.db.insertInto('events').values({ ...event, status: post.status, post_id: id }).execute();
+    const row = await this.sql.insertPost.first(this.db, POST_COLUMNS.map((c) => post[c]));
+    const id = Number(row!.id);
+    await this.sql.insertEvent.run(this.db, [id, post.status, ...EVENT_COLUMNS.map((c) => event[c])]);
     return id;
   }
 
@@ -138,6 +171,10 @@ export class EventStore {
 
   /** Which of these slugs posts of this type with one of these statuses already have. */
   async takenSlugs(candidates: readonly string[], statuses: readonly string[], excludeId?: number): Promise<Set<string>> {
+    if (candidates.length === 1 && statuses.length === 3) {
+      const taken = await this.sql.slugTaken.first(this.db, [candidates[0], ...statuses, excludeId ?? 0]);
+      return new Set(taken ? candidates : []);
+    }
     let q = this.db
       .selectFrom('posts')
       .select('slug')

@@ -3,6 +3,19 @@ import type { Term, TermListQuery } from '../../domain/terms/term.js';
 import type { Database, NewTerm, Taxonomy, TermRow, TermUpdate } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
 import { likeContains } from './like.js';
+import { Statement, statementSet } from './statement.js';
+
+/** The statements of the event write path (see Statement). */
+const statements = statementSet((dialect: Dialect) => ({
+  bySlug: new Statement<TermRow>(dialect, 'select * from terms where taxonomy = ? and slug = ?'),
+  relate: new Statement(dialect, 'insert into term_relationships (post_id, term_id) values (?, ?)'),
+  idsForPost: new Statement<{ term_id: number }>(dialect, 'select term_id from term_relationships where post_id = ?'),
+  addToCount: new Statement(dialect, 'update terms set count = count + ? where id = ?'),
+  forPost: new Statement<TermRow>(
+    dialect,
+    'select terms.* from terms inner join term_relationships rel on rel.term_id = terms.id where rel.post_id = ? order by lower(terms.name), terms.id',
+  ),
+}));
 
 type TermWithCount = TermRow;
 
@@ -20,10 +33,14 @@ function toTerm(row: TermWithCount): Term {
 
 /** Categories and tags, their parent tree, and their relationships with posts. */
 export class TermStore {
+  private readonly sql: ReturnType<typeof statements>;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
-  ) {}
+  ) {
+    this.sql = statements(dialect);
+  }
 
   private withCount(db: Kysely<Database> = this.db) {
     return db.selectFrom('terms').selectAll('terms');
@@ -35,11 +52,8 @@ export class TermStore {
   }
 
   async findBySlug(taxonomy: Taxonomy, slug: string): Promise<Term | undefined> {
-    const row = await this.withCount()
-      .where('terms.taxonomy', '=', taxonomy)
-      .where('terms.slug', '=', slug)
-      .executeTakeFirst();
-    return row ? toTerm(row as TermWithCount) : undefined;
+    const row = await this.sql.bySlug.first(this.db, [taxonomy, slug]);
+    return row ? toTerm(row) : undefined;
   }
 
   /** Case-insensitive name match; `parentId` narrows to one level of the tree (categories). */
@@ -199,6 +213,11 @@ export class TermStore {
   async forPosts(postIds: readonly number[]): Promise<Map<number, Term[]>> {
     const result = new Map<number, Term[]>();
     if (postIds.length === 0) return result;
+    if (postIds.length === 1) {
+      const rows = await this.sql.forPost.all(this.db, [postIds[0]]);
+      if (rows.length > 0) result.set(postIds[0], rows.map(toTerm));
+      return result;
+    }
     const rows = await this.withCount()
       .innerJoin('term_relationships as rel', 'rel.term_id', 'terms.id')
       .select('rel.post_id as post_id')
@@ -216,8 +235,8 @@ export class TermStore {
 
   /** The term ids a post carries (both taxonomies). */
   async idsForPost(postId: number): Promise<number[]> {
-    const rows = await this.db.selectFrom('term_relationships').select('term_id').where('post_id', '=', postId).execute();
-    return rows.map((r) => r.term_id);
+    const rows = await this.sql.idsForPost.all(this.db, [postId]);
+    return rows.map((r) => Number(r.term_id));
   }
 
   /** Adds each delta to its term's count (one statement per distinct delta). */
@@ -228,6 +247,10 @@ export class TermStore {
       byDelta.set(delta, [...(byDelta.get(delta) ?? []), id]);
     }
     for (const [delta, ids] of byDelta) {
+      if (ids.length === 1) {
+        await this.sql.addToCount.run(this.db, [delta, ids[0]]);
+        continue;
+      }
       await this.db
         .updateTable('terms')
         .set((eb) => ({ count: eb('count', '+', delta) }))
@@ -262,7 +285,8 @@ export class TermStore {
         .execute();
     }
     const unique = [...new Set(termIds)];
-    if (unique.length > 0) {
+    if (unique.length === 1) await this.sql.relate.run(this.db, [postId, unique[0]]);
+    else if (unique.length > 1) {
       await this.db
         .insertInto('term_relationships')
         .values(unique.map((term_id) => ({ post_id: postId, term_id })))

@@ -1,0 +1,84 @@
+/**
+ * A quick in-process measurement of the cost of one `POST /events` (the full harness is `npm run bench`):
+ * serial creates through `app.inject()` on a seeded SQLite file, so the figure is CPU per create without the
+ * load generator. Run with `node --cpu-prof dist/bench/quick-write.js` to profile the write path.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config/config.js';
+import { UserService } from '../src/domain/users/user.service.js';
+import { SqliteDialect } from '../src/storage/dialects/sqlite.dialect.js';
+import { Storage } from '../src/storage/storage.js';
+import { seed } from './seed.js';
+
+const n = Number(process.argv[2] ?? 10_000);
+const creates = Number(process.argv[3] ?? 5_000);
+const concurrency = Number(process.argv[4] ?? 1);
+const dir = mkdtempSync(join(tmpdir(), 'calendar-quick-write-'));
+const storage = new Storage(new SqliteDialect({ path: join(dir, 'bench.sqlite') }));
+await storage.migrate();
+await seed(storage, { events: n });
+await storage.optimize();
+const login = 'bench-admin';
+const password = 'bench-admin-password';
+await new UserService(storage).add({ login, role: 'administrator', password });
+const app = await buildApp(loadConfig({ LOG_LEVEL: 'silent' }), storage, { logger: false });
+await app.ready();
+const headers = {
+  authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`,
+  'content-type': 'application/json',
+};
+const day = 86_400_000;
+const body = (i: number) => {
+  const start = new Date(Date.now() + (i % 700) * day).toISOString().slice(0, 10);
+  return JSON.stringify({
+    title: `Bench event ${i}`,
+    start_date: `${start} 19:00:00`,
+    end_date: `${start} 21:00:00`,
+    categories: [`category-${i % 50}`],
+    tags: [`tag-${i % 200}`],
+    cost: String(i % 40),
+  });
+};
+
+let cpuUs = 0;
+
+/** `count` creates, `concurrency` of them in flight at a time; answers µs per create. */
+async function run(count: number, from: number): Promise<number> {
+  const t0 = process.hrtime.bigint();
+  const cpu0 = process.cpuUsage();
+  let next = from;
+  const worker = async () => {
+    while (next < from + count) {
+      const i = next++;
+      const res = await app.inject({ method: 'POST', url: '/calendar/events/v1/events', headers, payload: body(i) });
+      if (res.statusCode !== 201) throw new Error(`${res.statusCode} ${res.body.slice(0, 300)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const cpu = process.cpuUsage(cpu0);
+  cpuUs = (cpu.user + cpu.system) / count;
+  return Number(process.hrtime.bigint() - t0) / 1e3 / count;
+}
+
+await run(500, 0); // warm-up
+// QUICK_PROFILE=file.cpuprofile: a CPU profile of the measured creates only (not the seeding)
+const profile = process.env.QUICK_PROFILE;
+const inspector = profile ? new (await import('node:inspector')).Session() : undefined;
+const post = (method: string, params?: object) =>
+  new Promise<any>((resolve, reject) => inspector!.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
+if (inspector) {
+  inspector.connect();
+  await post('Profiler.enable');
+  await post('Profiler.start');
+}
+const us = await run(creates, 1_000);
+if (inspector) {
+  const { profile: data } = await post('Profiler.stop');
+  (await import('node:fs')).writeFileSync(profile!, JSON.stringify(data));
+}
+console.log(`POST /events: ${us.toFixed(0)} µs per create in-process (CPU ${cpuUs.toFixed(0)} µs), ${concurrency} at a time (${Math.round(1e6 / us)} creates/s on one core)`);
+await app.close();
+rmSync(dir, { recursive: true, force: true });
