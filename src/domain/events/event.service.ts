@@ -175,7 +175,7 @@ export class EventService {
         const termIds = await this.assignTerms(tx, newId, input, true);
         if (input.organizers) await tx.events.setOrganizers(newId, await this.linkOrganizers(tx, actor, input.organizers));
         await this.recount(tx, newId, [], false, status === 'publish', termIds);
-        return writtenEvent(newId, post, event);
+        return writtenEvent(newId, post, event, cost);
       }),
     );
     // everything but the embedded data is what was just written: no need to read it back

@@ -12,49 +12,49 @@ type Eb = ExpressionBuilder<Database, 'posts' | 'events'>;
 const flag = (v: Flag | number) => v === 1;
 
 function toRecord(row: Row): EventRecord {
-  return {
-    id: row.id,
-    authorId: row.author_id,
-    status: row.status,
-    statusBeforeTrash: row.status_before_trash,
-    title: row.title,
-    content: row.content,
-    excerpt: row.excerpt,
-    slug: row.slug,
-    password: row.password,
-    parentId: row.parent_id,
-    menuOrder: row.menu_order,
-    imageId: row.image_id,
-    date: row.date,
-    dateUtc: row.date_utc,
-    modified: row.modified,
-    modifiedUtc: row.modified_utc,
-    startDate: row.start_date,
-    endDate: row.end_date,
-    startUtc: row.start_utc,
-    endUtc: row.end_utc,
-    timezone: row.timezone,
-    timezoneAbbr: row.timezone_abbr,
-    allDay: flag(row.all_day),
-    cost: JSON.parse(row.cost) as string[],
-    currencySymbol: row.currency_symbol,
-    currencyCode: row.currency_code,
-    currencyPosition: row.currency_position,
-    website: row.website,
-    showMap: flag(row.show_map),
-    showMapLink: flag(row.show_map_link),
-    hideFromListings: flag(row.hide_from_listings),
-    featured: flag(row.featured),
-    venueId: row.venue_id,
-  };
+  return writtenEvent(row.id, row, row, JSON.parse(row.cost) as string[]);
 }
 
 export type EventPostFields = Omit<Selectable<PostsTable>, 'id' | 'type'>;
 export type EventFields = Omit<Selectable<EventsTable>, 'post_id' | 'status'>;
 
 /** The record of an event just written with these fields: what reading it back would give. */
-export function writtenEvent(id: number, post: EventPostFields, event: EventFields): EventRecord {
-  return toRecord({ ...post, ...event, id, type: 'event', post_id: id, status: post.status });
+export function writtenEvent(id: number, post: EventPostFields, event: EventFields, cost: readonly string[]): EventRecord {
+  return {
+    id,
+    authorId: post.author_id,
+    status: post.status,
+    statusBeforeTrash: post.status_before_trash,
+    title: post.title,
+    content: post.content,
+    excerpt: post.excerpt,
+    slug: post.slug,
+    password: post.password,
+    parentId: post.parent_id,
+    menuOrder: post.menu_order,
+    imageId: post.image_id,
+    date: post.date,
+    dateUtc: post.date_utc,
+    modified: post.modified,
+    modifiedUtc: post.modified_utc,
+    startDate: event.start_date,
+    endDate: event.end_date,
+    startUtc: event.start_utc,
+    endUtc: event.end_utc,
+    timezone: event.timezone,
+    timezoneAbbr: event.timezone_abbr,
+    allDay: flag(event.all_day),
+    cost,
+    currencySymbol: event.currency_symbol,
+    currencyCode: event.currency_code,
+    currencyPosition: event.currency_position,
+    website: event.website,
+    showMap: flag(event.show_map),
+    showMapLink: flag(event.show_map_link),
+    hideFromListings: flag(event.hide_from_listings),
+    featured: flag(event.featured),
+    venueId: event.venue_id,
+  };
 }
 
 const POST_COLUMNS = [
