@@ -54,13 +54,18 @@ interface Scenario {
   auth?: boolean;
   /** Writes: the figure is writes per second. */
   writes?: boolean;
+  /**
+   * Its answer is much larger than the default list's: also measure a bare server returning these exact bytes
+   * (the physical limit for this payload size, reported beside the ratio, not instead of it).
+   */
+  sameBytes?: boolean;
 }
 
 function scenarios(eventId: number): Scenario[] {
   const list = `${NS}/events`;
   const all: Scenario[] = [
     { name: 'GET /events (default, anonymous)', requests: [{ method: 'GET', path: list }] },
-    { name: 'GET /events?per_page=50', requests: [{ method: 'GET', path: `${list}?per_page=50` }] },
+    { name: 'GET /events?per_page=50', requests: [{ method: 'GET', path: `${list}?per_page=50` }], sameBytes: true },
     {
       name: 'GET /events filtered (category+search+dates)',
       requests: [{ method: 'GET', path: `${list}?categories=category-3&search=jazz&start_date=-1%20year&end_date=%2B1%20year` }],
@@ -144,6 +149,17 @@ interface Row {
   target: LoadResult;
   baseline: LoadResult;
   ratio: number;
+  /** A bare server returning this scenario's own bytes (scenarios with `sameBytes`). */
+  sameBytesBaseline?: LoadResult;
+  sameBytesRatio?: number;
+}
+
+/** Starts a bare server answering every request with these bytes; resolves once it answers. */
+async function startBaseline(port: number, body: Buffer, file: string): Promise<ChildProcess> {
+  writeFileSync(file, body);
+  const child = spawn(process.execPath, [BASELINE, String(port), file], { env: { ...process.env, WORKERS }, stdio: ['ignore', 'ignore', 'inherit'] });
+  await waitFor(`http://127.0.0.1:${port}/`);
+  return child;
 }
 
 async function benchDialect(dialect: 'sqlite' | 'postgres') {
@@ -192,14 +208,7 @@ async function benchDialect(dialect: 'sqlite' | 'postgres') {
     children.push(server);
     await waitFor(`http://127.0.0.1:${port}/healthz`);
     const body = Buffer.from(await (await fetch(`http://127.0.0.1:${port}${NS}/events`)).arrayBuffer());
-    const bodyFile = join(dir, 'events.json');
-    writeFileSync(bodyFile, body);
-    const baseline = spawn(process.execPath, [BASELINE, String(basePort), bodyFile], {
-      env: { ...process.env, WORKERS },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    children.push(baseline);
-    await waitFor(`http://127.0.0.1:${basePort}/`);
+    children.push(await startBaseline(basePort, body, join(dir, 'events.json')));
     await new Promise((r) => setTimeout(r, 300));
 
     const auth = { authorization: `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}` };
@@ -210,11 +219,24 @@ async function benchDialect(dialect: 'sqlite' | 'postgres') {
       if (!smoke) await load({ ...common, duration: 1, url: `http://127.0.0.1:${port}`, requests: scenario.requests, headers: scenario.auth ? auth : undefined });
       const base = await load({ ...common, url: `http://127.0.0.1:${basePort}`, requests: [{ method: 'GET', path: '/' }] });
       const target = await load({ ...common, url: `http://127.0.0.1:${port}`, requests: scenario.requests, headers: scenario.auth ? auth : undefined });
-      const row = { scenario: scenario.name, target, baseline: base, ratio: target.requestsPerSec / base.requestsPerSec };
+      const row: Row = { scenario: scenario.name, target, baseline: base, ratio: target.requestsPerSec / base.requestsPerSec };
+      if (scenario.sameBytes && !smoke) {
+        const own = Buffer.from(await (await fetch(`http://127.0.0.1:${port}${scenario.requests[0].path}`)).arrayBuffer());
+        const samePort = await freePort();
+        const same = await startBaseline(samePort, own, join(dir, 'same-bytes.json'));
+        try {
+          row.sameBytesBaseline = await load({ ...common, url: `http://127.0.0.1:${samePort}`, requests: [{ method: 'GET', path: '/' }] });
+          row.sameBytesRatio = target.requestsPerSec / row.sameBytesBaseline.requestsPerSec;
+        } finally {
+          same.kill('SIGTERM');
+        }
+      }
       rows.push(row);
       process.stdout.write(
         `[${dialect}] ${scenario.name.padEnd(44)} ${fmt(target.requestsPerSec, 9)} req/s  p50 ${fmt(target.p50, 4)} ms  p99 ${fmt(target.p99, 4)} ms  ` +
-          `baseline ${fmt(base.requestsPerSec, 9)} req/s  ratio ${row.ratio.toFixed(2)}${target.non2xx + target.errors > 0 ? `  (non-2xx ${target.non2xx}, errors ${target.errors})` : ''}\n`,
+          `baseline ${fmt(base.requestsPerSec, 9)} req/s  ratio ${row.ratio.toFixed(2)}` +
+          (row.sameBytesBaseline ? `  (same-bytes baseline ${fmt(row.sameBytesBaseline.requestsPerSec, 0)} req/s, ratio ${row.sameBytesRatio!.toFixed(2)})` : '') +
+          `${target.non2xx + target.errors > 0 ? `  (non-2xx ${target.non2xx}, errors ${target.errors})` : ''}\n`,
       );
     }
     return { dialect, events: EVENTS, seedSeconds: seeded.seconds, peakRssMb: peakRssMb(server.pid!), rows };
@@ -244,11 +266,13 @@ for (const dialect of dialects) {
 }
 
 process.stdout.write(`\n${EVENTS} events, ${CONNECTIONS} connections, ${DURATION} s per run, ${WORKERS} worker(s), ${cpus().length} cores, node ${process.version}\n`);
-process.stdout.write(`${'dialect'.padEnd(9)}${'scenario'.padEnd(46)}${'req/s'.padStart(9)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'base req/s'.padStart(11)}${'ratio'.padStart(7)}\n`);
+process.stdout.write(
+  `${'dialect'.padEnd(9)}${'scenario'.padEnd(46)}${'req/s'.padStart(9)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'base req/s'.padStart(11)}${'ratio'.padStart(7)}${'same-bytes ratio'.padStart(18)}\n`,
+);
 for (const r of results) {
   for (const row of r.rows) {
     process.stdout.write(
-      `${r.dialect.padEnd(9)}${row.scenario.padEnd(46)}${fmt(row.target.requestsPerSec, 9)}${fmt(row.target.p50, 8)}${fmt(row.target.p99, 8)}${fmt(row.baseline.requestsPerSec, 11)}${row.ratio.toFixed(2).padStart(7)}\n`,
+      `${r.dialect.padEnd(9)}${row.scenario.padEnd(46)}${fmt(row.target.requestsPerSec, 9)}${fmt(row.target.p50, 8)}${fmt(row.target.p99, 8)}${fmt(row.baseline.requestsPerSec, 11)}${row.ratio.toFixed(2).padStart(7)}${(row.sameBytesRatio === undefined ? '' : row.sameBytesRatio.toFixed(2)).padStart(18)}\n`,
     );
   }
   process.stdout.write(`${r.dialect.padEnd(9)}seeding ${r.seedSeconds.toFixed(1)} s, peak RSS of the service ${r.peakRssMb.toFixed(0)} MB\n`);
