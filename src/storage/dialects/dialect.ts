@@ -19,16 +19,23 @@ export interface Versions {
   readonly credentials: number;
 }
 
-/** The `data_version` rows. */
+/**
+ * The `data_version` rows. The data version is the sum of every row but the credentials one: SQLite (one
+ * writer at a time) moves row 1; PostgreSQL moves one of the stripe rows, chosen by connection, so that
+ * concurrent transactions do not all queue on one row lock while each commits (and syncs) in turn.
+ */
 export const DATA_VERSION_ID = 1;
 export const CREDENTIALS_VERSION_ID = 2;
-/** The two versions from `[id, version]` rows. */
+export const DATA_VERSION_STRIPES = { first: 11, count: 16 } as const;
+export const DATA_VERSION_QUERY = 'select id, version from data_version';
+
+/** The two versions from the `[id, version]` rows of DATA_VERSION_QUERY. */
 export function readVersions(rows: readonly (readonly [unknown, unknown])[]): Versions {
   let data = 0;
   let credentials = 0;
   for (const [id, version] of rows) {
-    if (Number(id) === DATA_VERSION_ID) data = Number(version);
-    else if (Number(id) === CREDENTIALS_VERSION_ID) credentials = Number(version);
+    if (Number(id) === CREDENTIALS_VERSION_ID) credentials = Number(version);
+    else data += Number(version);
   }
   return { data, credentials };
 }

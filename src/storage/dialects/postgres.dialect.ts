@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { Kysely, type LogEvent, PostgresDialect as KyselyPostgres, sql, type ColumnDefinitionBuilder, type Expression } from 'kysely';
 import type { Database } from '../database.js';
-import { CREDENTIAL_TABLES, CREDENTIALS_VERSION_ID, DATA_VERSION_ID, readVersions, StorageError, type Dialect, type Versions } from './dialect.js';
+import { CREDENTIAL_TABLES, CREDENTIALS_VERSION_ID, DATA_VERSION_QUERY, DATA_VERSION_STRIPES, readVersions, StorageError, type Dialect, type Versions } from './dialect.js';
 
 // count(*) and bigint ids come back as strings by default; every integer we store fits in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -134,12 +134,14 @@ export class PostgresDialect implements Dialect {
 
   /**
    * Deferred to commit time and done once per transaction: writers hold the version row's lock only while
-   * they commit, so they do not queue behind each other for their whole transaction.
+   * they commit, so they do not queue behind each other for their whole transaction; and each connection
+   * moves its own stripe of the data version, so concurrent commits do not queue on one row either.
    */
   async createVersionTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void> {
+    const stripe = `${DATA_VERSION_STRIPES.first} + pg_backend_pid() % ${DATA_VERSION_STRIPES.count}`;
     for (const [fn, flag, id] of [
-      ['bump_data_version', 'calendar.version_bumped', DATA_VERSION_ID],
-      ['bump_credentials_version', 'calendar.credentials_bumped', CREDENTIALS_VERSION_ID],
+      ['bump_data_version', 'calendar.version_bumped', stripe],
+      ['bump_credentials_version', 'calendar.credentials_bumped', String(CREDENTIALS_VERSION_ID)],
     ] as const) {
       await sql
         .raw(
@@ -221,7 +223,7 @@ export class PostgresDialect implements Dialect {
       promise: this.pool
         .query({
           name: 'versions',
-          text: `select id, version from data_version where id in (${DATA_VERSION_ID}, ${CREDENTIALS_VERSION_ID})`,
+          text: DATA_VERSION_QUERY,
           rowMode: 'array',
         })
         .then((r) => readVersions(r.rows as [number, number][]))

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, type LogEvent, SqliteDialect as KyselySqlite, sql, type ColumnDefinitionBuilder, type Expression } from 'kysely';
 import type { Database } from '../database.js';
-import { CREDENTIAL_TABLES, CREDENTIALS_VERSION_ID, DATA_VERSION_ID, readVersions, StorageError, type Dialect, type Versions } from './dialect.js';
+import { CREDENTIAL_TABLES, CREDENTIALS_VERSION_ID, DATA_VERSION_ID, DATA_VERSION_QUERY, readVersions, StorageError, type Dialect, type Versions } from './dialect.js';
 
 export interface SqliteOptions {
   /** File path, or `:memory:`. */
@@ -253,9 +253,7 @@ export class SqliteDialect implements Dialect {
 
   async versions(): Promise<Versions> {
     // a prepared statement on the connection itself: a microsecond, no Kysely round
-    this.versionStatement ??= this.raw
-      .prepare(`select id, version from data_version where id in (${DATA_VERSION_ID}, ${CREDENTIALS_VERSION_ID})`)
-      .raw();
+    this.versionStatement ??= this.raw.prepare(DATA_VERSION_QUERY).raw();
     return readVersions(this.versionStatement.all() as [number, number][]);
   }
 

@@ -5,14 +5,14 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../dialects/dialect.js';
 import { initial } from './0001-initial.migration.js';
-import { credentialsVersion } from './0002-credentials-version.migration.js';
+import { versions } from './0002-versions.migration.js';
 
 export interface Migration {
   readonly name: string;
   up(db: Kysely<any>, dialect: Dialect): Promise<void>;
 }
 
-export const MIGRATIONS: readonly Migration[] = [initial, credentialsVersion];
+export const MIGRATIONS: readonly Migration[] = [initial, versions];
 
 /** Applies the pending migrations; returns the names applied. */
 export async function migrate(dialect: Dialect): Promise<string[]> {
