@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, PUBLIC_URL, type TestApp } from '../helpers/app.js';
-import { insertRawPost, makeCategory, makeEvent, makeTag } from '../helpers/factories.js';
+import { insertRawPost, makeCategory, makeEvent, makeLinked, makeTag } from '../helpers/factories.js';
 
 const NS = `${PUBLIC_URL}/calendar/events/v1`;
 const KEYS = [
@@ -291,6 +291,49 @@ describe('events: create', () => {
     assert.equal(e.date, '2020-05-01 09:00:00');
     const ny = await makeEvent(t, { timezone: 'America/New_York', date: '2020-05-01 09:00:00' });
     assert.equal(ny.date_utc, '2020-05-01 13:00:00');
+  });
+
+  it('answers a create with exactly what reading the event back gives', async () => {
+    const venue = await makeLinked(t, 'venue', { city: 'Lyon' });
+    const organizer = await makeLinked(t, 'organizer', { email: 'org@example.com' });
+    const category = await makeCategory(t, { name: 'Read back' });
+    for (const [as, extra] of [
+      ['administrator', { image: 'https://images.example.com/read-back.png', sticky: true, featured: true, all_day: true }],
+      ['author', { status: 'draft', timezone: 'America/New_York', hide_from_listings: true, show_map: true }],
+      ['editor', { status: 'future', date: '2031-06-01 09:00:00', website: 'https://example.com/x', show_map_link: true }],
+    ] as const) {
+      const created = await t.post('/events', {
+        as,
+        json: {
+          title: `Read back <b>${as}</b>`,
+          description: 'Line one\n\nLine two',
+          excerpt: 'Short',
+          start_date: '2031-05-05 18:30:00',
+          end_date: '2031-05-06 01:00:00',
+          cost: '$5 - $10',
+          categories: [category.id, 'read-back-new'],
+          tags: ['Read back tag'],
+          venue: venue.id,
+          organizer: [organizer.id, { organizer: `New organizer ${as}` }],
+          ...extra,
+        },
+      });
+      assert.equal(created.status, 201, created.text);
+      const read = await t.get(`/events/${created.body.id}`, { as });
+      assert.equal(read.status, 200);
+      // json_ld is for single reads only (CONTRACT.md §2.1), on the event and on what it embeds
+      const withoutJsonLd = (value: any): any =>
+        Array.isArray(value)
+          ? value.map(withoutJsonLd)
+          : value && typeof value === 'object'
+            ? Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'json_ld').map(([k, v]) => [k, withoutJsonLd(v)]))
+            : value;
+      assert.ok(read.body.json_ld, 'the single read has json_ld');
+      assert.equal(created.body.json_ld, undefined);
+      assert.deepEqual(created.body, withoutJsonLd(read.body), `as ${as}`);
+      assert.equal(created.body.venue.city, 'Lyon');
+      assert.equal(created.body.organizer.length, 2);
+    }
   });
 
   it('leaves nothing behind when a write fails', async () => {
