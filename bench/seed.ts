@@ -5,6 +5,7 @@
  * databases; deterministic for a given seed.
  */
 import { VERSIONED_TABLES } from '../src/storage/migrations/0001-initial.migration.js';
+import { rebuildEventDayCounts } from '../src/storage/migrations/0003-event-day-counts.migration.js';
 import type { Storage } from '../src/storage/storage.js';
 
 export interface SeedOptions {
@@ -58,9 +59,11 @@ async function chunks<T>(items: T[], size: number, fn: (chunk: T[]) => Promise<v
 
 export async function seed(storage: Storage, options: SeedOptions): Promise<Seeded> {
   const started = Date.now();
-  // a bulk load: no per-row version triggers (the version moves once at the end), a big page cache
+  // a bulk load: no per-row triggers (the version moves once at the end, the day counts are counted at the
+  // end), a big page cache
   await storage.dialect.beginBulkLoad();
   await storage.dialect.dropVersionTriggers(storage.db, VERSIONED_TABLES);
+  await storage.dialect.dropDayCountTriggers(storage.db);
   const random = rng(options.seed ?? 42);
   const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)];
   const db = storage.db;
@@ -211,6 +214,8 @@ export async function seed(storage: Storage, options: SeedOptions): Promise<Seed
   }
   // the term counts, from what was written (a recount would read it all again)
   for (const [id, count] of counts) await storage.db.updateTable('terms').set({ count }).where('id', '=', id).execute();
+  await rebuildEventDayCounts(storage.db);
+  await storage.dialect.createDayCountTriggers(storage.db);
   await storage.dialect.createVersionTriggers(storage.db, VERSIONED_TABLES);
   await storage.db.updateTable('data_version').set((eb) => ({ version: eb('version', '+', 1) })).execute();
   await storage.dialect.endBulkLoad();

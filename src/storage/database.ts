@@ -164,6 +164,16 @@ export interface Database {
   terms: TermsTable;
   term_relationships: TermRelationshipsTable;
   data_version: DataVersionTable;
+  event_day_counts: EventDayCountsTable;
+}
+
+/** Events per status, hidden flag, start day and end day (kept by triggers; see migration 0003). */
+export interface EventDayCountsTable {
+  status: string;
+  hidden: number;
+  start_day: string;
+  end_day: string;
+  n: number;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -28,7 +28,7 @@ function enc(text: string): string {
     .join('');
 }
 
-const TABLES = ['users', 'app_passwords', 'posts', 'events', 'event_organizers', 'venues', 'organizers', 'images', 'terms', 'term_relationships', 'data_version'];
+const TABLES = ['users', 'app_passwords', 'posts', 'events', 'event_organizers', 'venues', 'organizers', 'images', 'terms', 'term_relationships', 'data_version', 'event_day_counts'];
 
 async function digest(t: TestApp): Promise<string> {
   const hash = createHash('sha1');

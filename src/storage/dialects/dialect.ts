@@ -70,6 +70,9 @@ export interface Dialect {
    * the tables of CREDENTIAL_TABLES.
    */
   createVersionTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;
+  /** Triggers on `events` that keep `event_day_counts` (see migration 0003). */
+  createDayCountTriggers(db: Kysely<any>): Promise<void>;
+  dropDayCountTriggers(db: Kysely<any>): Promise<void>;
   /** Removes them again (bulk loads, which bump the version once at the end instead). */
   dropVersionTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;
   /** Settings for a bulk load on this connection (more cache, fewer syncs); undone by `endBulkLoad`. */

@@ -171,6 +171,37 @@ export class PostgresDialect implements Dialect {
     }
   }
 
+  async createDayCountTriggers(db: Kysely<any>): Promise<void> {
+    await sql
+      .raw(
+        `create or replace function keep_event_day_counts() returns trigger language plpgsql as $$
+         begin
+           if tg_op in ('UPDATE', 'DELETE') then
+             update event_day_counts set n = n - 1
+             where status = old.status and hidden = old.hide_from_listings
+               and start_day = substr(old.start_date, 1, 10) and end_day = substr(old.end_date, 1, 10);
+           end if;
+           if tg_op in ('INSERT', 'UPDATE') then
+             insert into event_day_counts (status, hidden, start_day, end_day, n)
+             values (new.status, new.hide_from_listings, substr(new.start_date, 1, 10), substr(new.end_date, 1, 10), 1)
+             on conflict (status, hidden, start_day, end_day) do update set n = event_day_counts.n + 1;
+           end if;
+           return null;
+         end $$`,
+      )
+      .execute(db);
+    await sql
+      .raw(
+        `create trigger events_day_counts after insert or delete or update of status, hide_from_listings, start_date, end_date
+         on events for each row execute function keep_event_day_counts()`,
+      )
+      .execute(db);
+  }
+
+  async dropDayCountTriggers(db: Kysely<any>): Promise<void> {
+    await sql.raw('drop trigger if exists events_day_counts on events').execute(db);
+  }
+
   async dropVersionTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void> {
     for (const table of tables) {
       await sql.raw(`drop trigger if exists ${table}_version on ${table}`).execute(db);

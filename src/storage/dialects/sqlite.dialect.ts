@@ -219,6 +219,29 @@ export class SqliteDialect implements Dialect {
     }
   }
 
+  async createDayCountTriggers(db: Kysely<any>): Promise<void> {
+    const add = (row: 'new') =>
+      `insert into event_day_counts (status, hidden, start_day, end_day, n)
+       values (${row}.status, ${row}.hide_from_listings, substr(${row}.start_date, 1, 10), substr(${row}.end_date, 1, 10), 1)
+       on conflict (status, hidden, start_day, end_day) do update set n = n + 1;`;
+    const remove = (row: 'old') =>
+      `update event_day_counts set n = n - 1
+       where status = ${row}.status and hidden = ${row}.hide_from_listings
+         and start_day = substr(${row}.start_date, 1, 10) and end_day = substr(${row}.end_date, 1, 10);`;
+    await sql.raw(`create trigger events_insert_day_count after insert on events begin ${add('new')} end`).execute(db);
+    await sql.raw(`create trigger events_delete_day_count after delete on events begin ${remove('old')} end`).execute(db);
+    await sql
+      .raw(
+        `create trigger events_update_day_count after update of status, hide_from_listings, start_date, end_date on events
+         begin ${remove('old')} ${add('new')} end`,
+      )
+      .execute(db);
+  }
+
+  async dropDayCountTriggers(db: Kysely<any>): Promise<void> {
+    for (const op of ['insert', 'delete', 'update']) await sql.raw(`drop trigger if exists events_${op}_day_count`).execute(db);
+  }
+
   async dropVersionTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void> {
     for (const table of tables) {
       for (const op of ['insert', 'update', 'delete']) await sql.raw(`drop trigger if exists ${table}_${op}_version`).execute(db);

@@ -83,6 +83,26 @@ const statements = statementSet((dialect: Dialect) => ({
     ),
 }));
 
+const DAY_COUNTABLE = new Set<string>(['visibility', 'statuses', 'startGte', 'endLte', 'orderByDate'] satisfies (keyof EventListFilter)[]);
+const DAY_START = ' 00:00:00';
+const DAY_END = ' 23:59:59';
+
+/**
+ * The whole-day bounds of a filter that asks for nothing but statuses, listed (not hidden) events and whole
+ * days — what `event_day_counts` can count — or undefined. `start_date >= 'D 00:00:00'` holds exactly when the
+ * start day is D or later, and `end_date <= 'D 23:59:59'` exactly when the end day is D or earlier.
+ */
+export function countableByDays(f: EventListFilter): { from?: string; to?: string } | undefined {
+  if (f.visibility.kind === 'own') return undefined;
+  // any other filter, including one added later, is counted the exact way
+  const neutral = (key: string, value: unknown) =>
+    value === undefined || DAY_COUNTABLE.has(key) || (key === 'termGroups' && (value as unknown[]).length === 0);
+  if (!Object.entries(f).every(([key, value]) => neutral(key, value))) return undefined;
+  if (f.startGte !== undefined && !f.startGte.endsWith(DAY_START)) return undefined;
+  if (f.endLte !== undefined && !f.endLte.endsWith(DAY_END)) return undefined;
+  return { from: f.startGte?.slice(0, 10), to: f.endLte?.slice(0, 10) };
+}
+
 /** Events: a `posts` row of type event and its `events` row, read and written together. */
 export class EventStore {
   private readonly sql: ReturnType<typeof statements>;
@@ -257,8 +277,24 @@ export class EventStore {
     return eb.and(c);
   }
 
-  /** One page of matching events and the total: two queries whatever the page size. */
-  async list(filter: EventListFilter, limit: number, offset: number): Promise<{ events: EventRecord[]; total: number }> {
+  /**
+   * How many events match, from the per-day counts when the filter is only statuses and whole days (the
+   * default list): a sum over a few thousand rows whatever the number of events.
+   */
+  async count(filter: EventListFilter): Promise<number> {
+    const byDays = countableByDays(filter);
+    if (byDays) {
+      let q = this.db
+        .selectFrom('event_day_counts')
+        .select(sql<number>`coalesce(sum(n), 0)`.as('n'))
+        .where('hidden', '=', 0);
+      if (filter.visibility.kind === 'public') q = q.where('status', '=', 'publish');
+      if (filter.statuses) q = q.where('status', 'in', [...filter.statuses]);
+      else if (filter.visibility.kind !== 'public') q = q.where('status', 'not in', ['trash', 'auto-draft']);
+      if (byDays.from !== undefined) q = q.where('start_day', '>=', byDays.from);
+      if (byDays.to !== undefined) q = q.where('end_day', '<=', byDays.to);
+      return Number((await q.executeTakeFirstOrThrow()).n);
+    }
     // the count reads only the listing index unless a filter needs the post row
     const needsPost = filter.search !== undefined || filter.visibility.kind === 'own' || filter.postParent !== undefined;
     const totalRow = await this.db
@@ -267,7 +303,12 @@ export class EventStore {
       .select((e) => e.fn.countAll<number>().as('n'))
       .where((eb) => this.conditions(eb as unknown as Eb, filter))
       .executeTakeFirstOrThrow();
-    const total = Number(totalRow.n);
+    return Number(totalRow.n);
+  }
+
+  /** One page of matching events and the total: two queries whatever the page size. */
+  async list(filter: EventListFilter, limit: number, offset: number): Promise<{ events: EventRecord[]; total: number }> {
+    const total = await this.count(filter);
     if (total === 0 || offset >= total) return { events: [], total };
     let q = this.base().where((eb) => this.conditions(eb, filter));
     if (filter.near) {

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { countableByDays } from '../../src/storage/stores/event.store.js';
+import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
+import { insertRawEvent, makeEvent } from '../helpers/factories.js';
+
+/**
+ * List totals over whole days come from `event_day_counts`, kept by triggers; these tests hold them against
+ * counting the events themselves after every kind of write.
+ */
+describe('per-day event counts', () => {
+  let t: TestApp;
+  before(async () => (t = await createTestApp()));
+  after(() => t.close());
+
+  const db = () => t.storage.db as any;
+
+  /** The table's non-zero rows and the same figures counted from `events`. */
+  async function consistency() {
+    const kept = await db().selectFrom('event_day_counts').selectAll().where('n', '>', 0).execute();
+    const { rows: actual } = await db().executeQuery({
+      sql: `select status, hide_from_listings as hidden, substr(start_date, 1, 10) as start_day, substr(end_date, 1, 10) as end_day, count(*) as n
+            from events group by status, hide_from_listings, substr(start_date, 1, 10), substr(end_date, 1, 10)`,
+      parameters: [],
+      query: { kind: 'RawNode' },
+    } as any);
+    const key = (r: any) => `${r.status}|${Number(r.hidden)}|${r.start_day}|${r.end_day}=${Number(r.n)}`;
+    assert.deepEqual(kept.map(key).sort(), (actual as any[]).map(key).sort());
+  }
+
+  /** The API's total for a query, and the same total counted from `events` with the window it reports. */
+  async function totals(as: Caller, query: Record<string, string>) {
+    const res = await t.get('/events', { as, query: { ...query, per_page: 1 } });
+    assert.equal(res.status, 200, res.text);
+    const window = new URL(res.body.rest_url).searchParams;
+    const from = window.get('start_date');
+    const to = window.get('end_date');
+    let q = db().selectFrom('events').select((e: any) => e.fn.countAll().as('n')).where('hide_from_listings', '=', 0);
+    if (query.status) q = q.where('status', '=', query.status);
+    else if (as === 'anonymous') q = q.where('status', '=', 'publish');
+    else q = q.where('status', 'not in', ['trash', 'auto-draft']);
+    if (from) q = q.where('start_date', '>=', from);
+    if (to) q = q.where('end_date', '<=', to);
+    return { api: Number(res.headers['x-tec-total']), counted: Number((await q.executeTakeFirstOrThrow()).n), window: `${from}..${to}` };
+  }
+
+  async function check(label: string) {
+    await consistency();
+    for (const [as, query] of [
+      ['anonymous', {}],
+      ['administrator', {}],
+      ['anonymous', { start_date: '2027-03-01', end_date: '2027-03-02' }],
+      ['anonymous', { start_date: '2027-03-02' }],
+      ['editor', { end_date: '2027-03-06' }],
+      ['editor', { status: 'draft', start_date: '2027-01-01', end_date: '2027-12-31' }],
+      ['anonymous', { start_date: '2030-01-01', end_date: '2030-12-31' }],
+    ] as const) {
+      const { api, counted, window } = await totals(as, query);
+      assert.equal(api, counted, `${label}: ${as} ${JSON.stringify(query)} over ${window}`);
+    }
+  }
+
+  it('keep list totals exact through creates, updates, trash, publication and raw writes', async () => {
+    const a = await makeEvent(t, { start_date: '2027-03-01 10:00:00', end_date: '2027-03-01 12:00:00' });
+    const b = await makeEvent(t, { start_date: '2027-03-01 23:00:00', end_date: '2027-03-02 01:00:00' });
+    await makeEvent(t, { start_date: '2027-03-05', end_date: '2027-03-07', all_day: true });
+    const hidden = await makeEvent(t, { start_date: '2027-03-02 10:00:00', end_date: '2027-03-02 11:00:00', hide_from_listings: true });
+    const draft = await makeEvent(t, { start_date: '2027-03-03 10:00:00', end_date: '2027-03-03 11:00:00', status: 'draft' });
+    await makeEvent(t, { start_date: '+1 week 10am', end_date: '+1 week 11am' });
+    await check('after creates');
+    assert.ok((await totals('anonymous', { start_date: '2027-03-01', end_date: '2027-03-02' })).api >= 2, 'the test counts something');
+
+    assert.equal((await t.post(`/events/${a.id}`, { as: 'administrator', json: { start_date: '2027-03-04 09:00:00', end_date: '2027-03-04 10:00:00' } })).status, 200);
+    assert.equal((await t.post(`/events/${b.id}`, { as: 'administrator', json: { status: 'draft' } })).status, 200);
+    assert.equal((await t.post(`/events/${hidden.id}`, { as: 'administrator', json: { hide_from_listings: false } })).status, 200);
+    assert.equal((await t.post(`/events/${draft.id}`, { as: 'administrator', json: { status: 'publish' } })).status, 200);
+    await check('after updates');
+
+    assert.equal((await t.del(`/events/${draft.id}`, { as: 'administrator' })).status, 200);
+    await check('after trash');
+
+    const future = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 19).replace('T', ' ');
+    const scheduled = await makeEvent(t, { start_date: '2027-03-01 08:00:00', end_date: '2027-03-01 09:00:00', date_utc: future });
+    assert.equal(scheduled.status, 'future');
+    await check('after scheduling');
+    assert.equal(await t.app.services.events.publishDue(Date.now() + 3 * 86_400_000), 1);
+    await check('after publication');
+
+    const raw = await insertRawEvent(t);
+    await check('after a raw insert');
+    await db().deleteFrom('events').where('post_id', '=', raw).execute();
+    await check('after a raw delete');
+  });
+
+  it('are used only for statuses and whole days; anything else is counted exactly', () => {
+    const pub = { kind: 'public' } as const;
+    assert.deepEqual(countableByDays({ visibility: pub, startGte: '2027-01-01 00:00:00', endLte: '2027-12-31 23:59:59', termGroups: [] }), {
+      from: '2027-01-01',
+      to: '2027-12-31',
+    });
+    assert.deepEqual(countableByDays({ visibility: { kind: 'all', userId: 1 }, statuses: ['draft'] }), { from: undefined, to: undefined });
+    assert.equal(countableByDays({ visibility: pub, startGte: '2027-01-01 10:00:00' }), undefined, 'not a whole day');
+    assert.equal(countableByDays({ visibility: pub, endLte: '2027-01-01 23:59:58' }), undefined, 'not a whole day');
+    assert.equal(countableByDays({ visibility: pub, featured: false }), undefined);
+    assert.equal(countableByDays({ visibility: pub, termGroups: [[3]] }), undefined);
+    assert.equal(countableByDays({ visibility: pub, include: [] }), undefined);
+    assert.equal(countableByDays({ visibility: pub, startLt: '2027-01-01 23:59:59' }), undefined);
+    assert.equal(countableByDays({ visibility: { kind: 'own', userId: 3 } }), undefined, 'own drafts need the post row');
+  });
+});
