@@ -95,9 +95,11 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
 
   // Bodies: JSON and form-encoded, like the original; anything else is a 415.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(/^application\/([\w.-]+\+)?json$/i, { parseAs: 'string' }, (_req, body, done) => {
+  // (the media type may carry parameters: `application/json; charset=utf-8`)
+  app.addContentTypeParser(/^application\/([\w.-]+\+)?json\s*(;.*)?$/i, { parseAs: 'string' }, (req, body, done) => {
     const text = String(body);
-    if (text.trim() === '') return done(null, {});
+    // no route: answered 404 whatever the body (the route is matched first)
+    if (text.trim() === '' || req.is404) return done(null, {});
     try {
       const parsed = safeJson(text);
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {

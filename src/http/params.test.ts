@@ -16,7 +16,10 @@ describe('WordPress-style coercion', () => {
     assert.equal(parseInteger(' 12 '), 12);
     assert.equal(parseInteger('-3'), -3);
     assert.equal(parseInteger('4.0'), 4);
-    for (const v of ['1.5', 'foo', '', '1e3', '0x10', 1.5, '12345678901234567890', true]) assert.equal(parseInteger(v), undefined, String(v));
+    assert.equal(parseInteger('1e3'), 1000, 'PHP is_numeric reads exponents');
+    assert.equal(parseInteger('.5e1'), 5);
+    assert.equal(parseInteger('12345678901234567890'), 999_999_999_999_999, 'held at a size arithmetic stays exact at');
+    for (const v of ['1.5', 'foo', '', '1e-3', '0x10', 1.5, '1e400', 'Infinity', true]) assert.equal(parseInteger(v), undefined, String(v));
   });
 
   it('reads lists as arrays or CSV; integer lists also split on spaces', () => {

@@ -138,12 +138,17 @@ export function parseBoolean(value: unknown): boolean | undefined {
   return undefined;
 }
 
-/** WordPress' `rest_is_integer`: a number or numeric string with an integral value. */
+/** Integers beyond any id or page there can be are held at this size (so arithmetic on them stays exact). */
+const INTEGER_LIMIT = 999_999_999_999_999;
+
+/**
+ * WordPress' `rest_is_integer`: a number or numeric string (PHP's `is_numeric`: decimals and exponents too)
+ * with an integral value — `"5"`, `" 5 "`, `"5.0"`, `"1e2"`.
+ */
 export function parseInteger(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : undefined;
-  if (typeof value !== 'string') return undefined;
-  const m = /^\s*([+-]?\d{1,15})(?:\.0*)?\s*$/.exec(value);
-  return m ? Number(m[1]) : undefined;
+  const n = typeof value === 'number' ? value : parseNumber(value);
+  if (n === undefined || !Number.isInteger(n)) return undefined;
+  return Math.max(-INTEGER_LIMIT, Math.min(INTEGER_LIMIT, n)) || 0;
 }
 
 export function parseNumber(value: unknown): number | undefined {

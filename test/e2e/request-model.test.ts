@@ -79,6 +79,28 @@ describe('request model', () => {
     const res = await t.post('/categories', { as: 'administrator', raw: { type: 'text/plain', body: 'name=x' } });
     assert.equal(res.status, 415);
     assertErrorShape(res.body, 'rest_unsupported_media_type', 415);
+    assert.match(res.body.message, /"text\/plain"/, 'names the type sent');
+  });
+
+  it('reads JSON and form bodies whatever parameters their media type carries', async () => {
+    for (const type of ['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON']) {
+      const res = await t.post('/categories', { as: 'administrator', raw: { type, body: JSON.stringify({ name: `Typed ${type}` }) } });
+      assert.equal(res.status, 201, `${type}: ${res.text}`);
+      assert.equal(res.body.name, `Typed ${type}`);
+    }
+    const form = await t.post('/categories', { as: 'administrator', raw: { type: 'application/x-www-form-urlencoded; charset=UTF-8', body: 'name=Formed' } });
+    assert.equal(form.status, 201);
+  });
+
+  it('matches the route before reading the body: no route is a 404 whatever the body', async () => {
+    for (const raw of [
+      { type: 'application/json', body: '{bad' },
+      { type: 'text/plain', body: 'x' },
+    ]) {
+      const res = await t.post('/nowhere', { as: 'administrator', raw });
+      assert.equal(res.status, 404, raw.type);
+      assertErrorShape(res.body, 'rest_no_route', 404);
+    }
   });
 
   it('coerces WordPress-style parameters: booleans, integer strings, CSV or array lists', async () => {
@@ -92,6 +114,12 @@ describe('request model', () => {
     }
     assert.equal((await t.get('/categories', { query: { page: ' 2 ' } })).status, 200);
     assert.equal((await t.get('/categories', { query: { page: '2.0' } })).status, 200);
+    assert.equal((await t.get('/categories', { query: { per_page: '1e1' } })).status, 200, 'PHP reads exponents');
+    const far = await t.get('/venues', { query: { page: '99999999999999999999' } });
+    assert.equal(far.status, 404, 'a huge page is a page past the end, not a type error');
+    assert.equal(far.body.code, 'venue-archive-page-not-found');
+    assert.equal((await t.get('/events', { query: { page: '1e18' } })).status, 404);
+    assert.equal((await t.get('/categories', { query: { page: '1e18' } })).status, 200);
     assert.equal((await t.get('/categories', { query: 'per_page=2&per_page=3' })).status, 200, 'the last duplicate wins');
   });
 

@@ -229,6 +229,8 @@ describe('venues: list', () => {
     assert.equal((await t.get('/venues', { query: { event: v.temple.id } })).status, 400, 'a venue is not an event');
     assert.deepEqual(names(await t.get('/venues', { query: { has_events: 'true' } })), ['Temple Hall', 'Opera']);
     assert.deepEqual(names(await t.get('/venues', { query: { has_events: '0' } })), ['Park', 'Lonely']);
+    await makeEvent(t, { title: 'Without a venue' });
+    assert.deepEqual(names(await t.get('/venues', { query: { has_events: 'false' } })), ['Park', 'Lonely'], 'events without a venue change nothing');
     assert.deepEqual(names(await t.get('/venues', { query: { only_with_upcoming: '1' } })), ['Temple Hall']);
     assert.deepEqual(names(await t.get('/venues', { query: { only_with_upcoming: 'yes' }, as: 'editor' })), ['Temple Hall', 'Park']);
     assert.equal((await t.get('/venues', { query: { only_with_upcoming: 'false' } })).body.total, 4);

@@ -8,7 +8,7 @@ import { ApiError, errors } from '../../domain/errors.js';
 import { StorageError } from '../../storage/dialects/dialect.js';
 import type { Storage } from '../../storage/storage.js';
 
-export function toApiError(error: unknown, storage: Storage, bodyLimit: number): ApiError | undefined {
+export function toApiError(error: unknown, storage: Storage, bodyLimit: number, contentType?: string): ApiError | undefined {
   if (error instanceof ApiError) return error;
   const translated = storage.translateError(error);
   if (translated instanceof StorageError) {
@@ -24,7 +24,7 @@ export function toApiError(error: unknown, storage: Storage, bodyLimit: number):
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
-        ? errors.unsupportedMediaType(String(fe.message ?? '').replace(/^Unsupported Media Type:\s*/, ''))
+        ? errors.unsupportedMediaType(printable(contentType ?? ''))
         : errors.badRequest('The Content-Length header does not match the body.');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return errors.invalidJson('The body is empty.');
@@ -43,9 +43,16 @@ export function toApiError(error: unknown, storage: Storage, bodyLimit: number):
   return undefined;
 }
 
+/** A header value fit to quote in a message: printable ASCII, at most 100 characters. */
+function printable(value: string): string {
+  return value.replace(/[^\x20-\x7e]/g, '?').slice(0, 100);
+}
+
 export function registerErrorHandling(app: FastifyInstance, storage: Storage, bodyLimit: number): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const apiError = toApiError(error, storage, bodyLimit);
+    // the route comes first (CONTRACT.md: route match, then the body): no route, no body errors
+    const bodyError = String((error as Partial<FastifyError>)?.code ?? '').startsWith('FST_ERR_CTP_');
+    const apiError = request.is404 && bodyError ? errors.noRoute() : toApiError(error, storage, bodyLimit, request.headers['content-type']);
     if (apiError) {
       if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
       return reply.code(apiError.status).type('application/json; charset=UTF-8').send(apiError.toBody());

@@ -173,7 +173,8 @@ export class LinkedStore<R extends LinkedRecord> {
     }
     const linked = (events: (qb: any) => any) =>
       this.type === 'venue'
-        ? eb('posts.id', 'in', events(eb.selectFrom('events as le').innerJoin('posts as lp', 'lp.id', 'le.post_id').select('le.venue_id')))
+        ? // (no NULLs in the list: `not in` a list holding NULL is never true, and has_events=false needs it)
+          eb('posts.id', 'in', events(eb.selectFrom('events as le').innerJoin('posts as lp', 'lp.id', 'le.post_id').select('le.venue_id').where('le.venue_id', 'is not', null)))
         : eb(
             'posts.id',
             'in',
