@@ -6,7 +6,7 @@ import type { Config } from '../config/config.js';
 import type { Storage } from '../storage/storage.js';
 import type { PostType } from '../storage/database.js';
 import type { Actor } from './actor.js';
-import { canReadPost } from './policies.js';
+import { can, canDeletePost, canEditPost, canReadPost } from './policies.js';
 import { EventService } from './events/event.service.js';
 import { LinkedService } from './linked/linked.service.js';
 import type { OrganizerRecord, VenueRecord } from './linked/linked.js';
@@ -30,6 +30,11 @@ export interface Services {
    * these: an id the caller may not read is answered like an id that does not exist, so nothing leaks.
    */
   readablePosts(actor: Actor, ids: readonly number[], type: PostType): Promise<Set<number>>;
+  /**
+   * WordPress' permission callback for writing a post (what the `Allow` header reports): the general
+   * capability, then, when the post exists, the check on that post.
+   */
+  mayWritePost(actor: Actor, verb: 'edit' | 'delete', id: number | undefined): Promise<boolean>;
 }
 
 export function createServices(config: Config, storage: Storage): Services {
@@ -50,6 +55,12 @@ export function createServices(config: Config, storage: Storage): Services {
     async readablePosts(actor, ids, type) {
       const rows = await storage.posts.findAccessMany(ids);
       return new Set(rows.filter((r) => r.type === type && canReadPost(actor, r)).map((r) => r.id));
+    },
+    async mayWritePost(actor, verb, id) {
+      if (!can(actor, verb === 'edit' ? 'edit_posts' : 'delete_posts')) return false;
+      const access = id === undefined ? undefined : await storage.posts.findAccess(id);
+      if (!access) return true;
+      return verb === 'edit' ? canEditPost(actor, access) : canDeletePost(actor, access);
     },
   };
 }

@@ -44,6 +44,11 @@ export interface RouteSpec {
   readonly errors?: readonly number[];
   /** WordPress' permission_callback: runs after validation; false → 401/403 `rest_forbidden`. */
   readonly permission?: (actor: Actor, args: Record<string, any>) => boolean;
+  /**
+   * Whether this caller may call the route's methods on what the path names (its raw path parameters), for
+   * the `Allow` header, which lists only those. Absent: anyone may.
+   */
+  readonly allowed?: (actor: Actor, params: Readonly<Record<string, string>>, services: Services) => boolean | Promise<boolean>;
   readonly handler: (ctx: RouteContext) => Promise<RouteResponse>;
 }
 
@@ -85,7 +90,13 @@ export class RouteRegistry {
     for (const [path, specs] of this.byPath()) {
       const byMethod = new Map<string, RouteSpec>();
       for (const spec of specs) for (const m of spec.methods) byMethod.set(m, spec);
-      const allow = [...byMethod.keys()].join(', ');
+      // WordPress' Allow: the methods whose permission check this caller passes, on what the path names
+      const allow = async (request: FastifyRequest) => {
+        const params = (request.params ?? {}) as Record<string, string>;
+        const verdicts = new Map<RouteSpec, boolean>();
+        for (const spec of specs) verdicts.set(spec, spec.allowed ? await spec.allowed(request.actor, params, services) : true);
+        return [...byMethod].filter(([, spec]) => verdicts.get(spec)).map(([m]) => m).join(', ');
+      };
       const url = `/${NAMESPACE}${fastifyPath(path)}`.replace(/\/$/, '') || '/';
 
       // Response schemas document the routes, but do not drive serialisation: the serializers fix every key's
@@ -108,7 +119,7 @@ export class RouteRegistry {
           if (spec.permission && !spec.permission(actor, args)) throw errors.forbidden(isAuthenticated(actor));
           const result = await spec.handler({ args, actor, services, urls, request });
           reply.code(result.status ?? 200);
-          reply.header('Allow', allow);
+          reply.header('Allow', await allow(request));
           if (result.headers) for (const [k, v] of Object.entries(result.headers)) reply.header(k, v);
           const fields = parseFields(query._fields);
           return fields ? filterFields(result.body, fields) : result.body;
@@ -117,8 +128,8 @@ export class RouteRegistry {
       app.route({
         method: 'OPTIONS',
         url,
-        handler: async (_request, reply) => {
-          reply.header('Allow', allow);
+        handler: async (request, reply) => {
+          reply.header('Allow', await allow(request));
           return describe(path);
         },
       });

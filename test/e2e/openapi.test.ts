@@ -173,13 +173,43 @@ describe('protocol details', () => {
   });
 
   it('answers OPTIONS with Allow and the route description', async () => {
-    const res = await t.request('OPTIONS', '/events/12');
+    const res = await t.request('OPTIONS', '/events/12', { as: 'administrator' });
     assert.equal(res.status, 200);
     assert.equal(res.headers.allow, 'GET, DELETE, POST, PUT, PATCH');
     assert.deepEqual(res.body.methods, ['GET', 'DELETE', 'POST', 'PUT', 'PATCH']);
     assert.equal(res.body.namespace, 'calendar/events/v1');
-    assert.equal((await t.request('OPTIONS', '/categories')).headers.allow, 'GET, POST');
-    assert.equal((await t.get('/categories')).headers.allow, 'GET, POST', 'Allow on every response');
+    assert.equal((await t.request('OPTIONS', '/events/12')).headers.allow, 'GET', 'only what this caller may call');
+    assert.equal((await t.request('OPTIONS', '/categories', { as: 'editor' })).headers.allow, 'GET, POST');
+    assert.equal((await t.get('/categories', { as: 'editor' })).headers.allow, 'GET, POST', 'Allow on every response');
+  });
+
+  it('lists in Allow only the methods the caller may call on what the path names', async () => {
+    const allow = async (path: string, as: Caller) => (await t.get(path, { as })).headers.allow;
+    const all = 'GET, DELETE, POST, PUT, PATCH';
+    assert.equal(await allow('/events', 'anonymous'), 'GET');
+    assert.equal(await allow('/events', 'subscriber'), 'GET');
+    assert.equal(await allow('/events', 'contributor'), 'GET, POST');
+    const later = { start_date: '2031-01-01 10:00:00', end_date: '2031-01-01 11:00:00' }; // out of other tests' lists
+    const admins = await makeEvent(t, { title: 'Allow: the administrator\'s', ...later });
+    const ownDraft = await makeEvent(t, { title: 'Allow: a draft', status: 'draft', ...later }, 'contributor');
+    assert.equal(await allow(`/events/${admins.id}`, 'anonymous'), 'GET');
+    assert.equal(await allow(`/events/${admins.id}`, 'contributor'), 'GET', "not someone else's event");
+    assert.equal(await allow(`/events/${admins.id}`, 'editor'), all);
+    assert.equal(await allow(`/events/${ownDraft.id}`, 'contributor'), all, 'their own draft');
+    assert.equal(await allow(`/events/by-slug/${admins.slug}`, 'contributor'), 'GET');
+    assert.equal(await allow(`/events/by-slug/${admins.slug}`, 'administrator'), all);
+    const venue = await makeLinked(t, 'venue');
+    assert.equal(await allow(`/venues/${venue.id}`, 'anonymous'), 'GET');
+    assert.equal(await allow(`/venues/${venue.id}`, 'author'), 'GET', "an author may not edit someone else's venue");
+    assert.equal(await allow(`/venues/${venue.id}`, 'administrator'), all);
+    assert.equal(await allow('/venues', 'author'), 'GET, POST');
+    const category = await makeCategory(t);
+    const tag = await makeTag(t);
+    assert.equal(await allow(`/categories/${category.id}`, 'author'), 'GET, POST, PUT, PATCH, DELETE');
+    assert.equal(await allow(`/categories/${category.id}`, 'contributor'), 'GET');
+    assert.equal(await allow(`/tags/${tag.id}`, 'author'), 'GET');
+    assert.equal(await allow(`/tags/${tag.id}`, 'editor'), 'GET, POST, PUT, PATCH, DELETE');
+    assert.equal(await allow('/tags', 'editor'), 'GET, POST');
   });
 
   it('selects fields with _fields, nested ones with a dot', async () => {

@@ -20,9 +20,13 @@ export class TermService {
     readonly info: TaxonomyInfo,
   ) {}
 
+  /** Creating, updating and deleting terms of this taxonomy. */
+  mayManage(actor: Actor): boolean {
+    return this.info.hierarchical ? canManageCategories(actor) : canManageTags(actor);
+  }
+
   private assertCanManage(actor: Actor): void {
-    const allowed = this.info.hierarchical ? canManageCategories(actor) : canManageTags(actor);
-    if (!allowed) throw errors.forbidden(isAuthenticated(actor));
+    if (!this.mayManage(actor)) throw errors.forbidden(isAuthenticated(actor));
   }
 
   list(_actor: Actor, query: TermListQuery): Promise<{ terms: Term[]; total: number }> {

@@ -192,6 +192,7 @@ export function eventRoutes(): RouteSpec[] {
       path: '/events/:id',
       summary: 'Move an event to the trash.',
       errors: [403, 404, 410],
+      allowed: (actor, params, services) => services.mayWritePost(actor, 'delete', Number(params.id)),
       args: { id: idArg },
       responses: single,
       async handler(ctx) {
@@ -203,6 +204,7 @@ export function eventRoutes(): RouteSpec[] {
       path: '/events/:id',
       summary: 'Update an event; fields left out are unchanged, null clears.',
       errors: [403, 404],
+      allowed: (actor, params, services) => services.mayWritePost(actor, 'edit', Number(params.id)),
       args: updateArgs,
       responses: single,
       async handler(ctx) {
@@ -215,6 +217,7 @@ export function eventRoutes(): RouteSpec[] {
       path: '/events',
       summary: 'Create an event.',
       errors: [403],
+      allowed: (actor) => can(actor, 'edit_posts'),
       args: eventWriteArgs(true),
       responses: { 201: EventSchema },
       async handler(ctx) {
@@ -238,6 +241,7 @@ export function eventRoutes(): RouteSpec[] {
       path: '/events/by-slug/:slug',
       summary: 'Move an event, found by its slug, to the trash.',
       errors: [403, 410],
+      allowed: async (actor, params, services) => services.mayWritePost(actor, 'delete', await services.events.idForSlug(params.slug)),
       args: { slug: slugArg },
       responses: single,
       async handler(ctx) {
@@ -248,6 +252,7 @@ export function eventRoutes(): RouteSpec[] {
       methods: UPDATE_METHODS,
       path: '/events/by-slug/:slug',
       summary: 'Update an event found by its slug; a body slug renames it.',
+      allowed: async (actor, params, services) => services.mayWritePost(actor, 'edit', await services.events.idForSlug(params.slug)),
       bodyOnly: { slug: arg(Type.String({ description: 'A new slug for the event.' })) },
       errors: [403],
       args: slugUpdateArgs,

@@ -107,6 +107,7 @@ export function linkedRoutes(type: LinkedType): RouteSpec[] {
       path: `/${plural}/:id`,
       summary: `Move a ${type} to the trash; events lose the link.`,
       errors: [403, 410],
+      allowed: (actor, params, services) => services.mayWritePost(actor, 'delete', Number(params.id)),
       args: { id: idArg },
       responses: single,
       async handler(ctx) {
@@ -118,6 +119,7 @@ export function linkedRoutes(type: LinkedType): RouteSpec[] {
       path: `/${plural}/:id`,
       summary: `Update a ${type}; fields left out are unchanged.`,
       errors: [403],
+      allowed: (actor, params, services) => services.mayWritePost(actor, 'edit', Number(params.id)),
       args: { id: idArg, ...linkedWriteArgs(type, false) },
       responses: single,
       async handler(ctx) {
@@ -130,6 +132,7 @@ export function linkedRoutes(type: LinkedType): RouteSpec[] {
       path: `/${plural}`,
       summary: `Create a ${type} (or reuse the one with the same name).`,
       errors: [403],
+      allowed: (actor) => can(actor, 'edit_posts'),
       args: linkedWriteArgs(type, true),
       responses: { 201: schema },
       async handler(ctx) {
@@ -153,6 +156,7 @@ export function linkedRoutes(type: LinkedType): RouteSpec[] {
       path: `/${plural}/by-slug/:slug`,
       summary: `Move a ${type}, found by its slug, to the trash.`,
       errors: [403, 410],
+      allowed: async (actor, params, services) => services.mayWritePost(actor, 'delete', await service(services).idForSlug(params.slug)),
       args: { slug: slugArg },
       responses: single,
       async handler(ctx) {
@@ -164,6 +168,7 @@ export function linkedRoutes(type: LinkedType): RouteSpec[] {
       path: `/${plural}/by-slug/:slug`,
       summary: `Update a ${type} found by its slug.`,
       errors: [403],
+      allowed: async (actor, params, services) => services.mayWritePost(actor, 'edit', await service(services).idForSlug(params.slug)),
       args: { ...linkedWriteArgs(type, false), slug: slugArg },
       responses: single,
       async handler(ctx) {

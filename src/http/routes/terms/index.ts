@@ -139,6 +139,7 @@ export function termRoutes(info: TaxonomyInfo): RouteSpec[] {
       path: `/${info.route}`,
       summary: `Create a ${noun}.`,
       errors: [403],
+      allowed: (actor, _params, services) => service(services, info).mayManage(actor),
       args: writeArgs(true),
       responses: { 201: itemSchema },
       async handler(ctx) {
@@ -168,6 +169,7 @@ export function termRoutes(info: TaxonomyInfo): RouteSpec[] {
       path: `/${info.route}/:id`,
       summary: `Update a ${noun}; fields left out are unchanged.`,
       errors: [403],
+      allowed: (actor, _params, services) => service(services, info).mayManage(actor),
       args: { id: existingTermId(noun), ...writeArgs(false) },
       responses: { 200: itemSchema },
       async handler(ctx) {
@@ -182,6 +184,7 @@ export function termRoutes(info: TaxonomyInfo): RouteSpec[] {
       path: `/${info.route}/:id`,
       summary: `Delete a ${noun} for good; its children move up to its parent.`,
       errors: [403],
+      allowed: (actor, _params, services) => service(services, info).mayManage(actor),
       args: { id: existingTermId(noun) },
       responses: { 200: itemSchema },
       async handler(ctx) {
