@@ -12,6 +12,7 @@ import { registerCors } from './http/plugins/cors.plugin.js';
 import { clientErrorHandler, registerRateLimit } from './http/plugins/limits.plugin.js';
 import { registerResponseCache } from './http/plugins/cache.plugin.js';
 import { registerErrorHandling } from './http/plugins/errors.plugin.js';
+import { registerEnvelope } from './http/plugins/envelope.plugin.js';
 import { RouteRegistry } from './http/route.js';
 import { registerServiceRoutes } from './http/routes/health/index.js';
 import { docRoutes } from './http/routes/doc/index.js';
@@ -122,7 +123,13 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
 
   const apiLink = `<${urls.home}/>; rel="https://api.w.org/"`;
   app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('X-Robots-Tag', 'noindex');
     reply.header('X-Content-Type-Options', 'nosniff');
+    // WordPress' no-cache headers for logged-in users
+    if (request.actor?.kind === 'user') {
+      reply.header('Cache-Control', 'no-cache, must-revalidate, max-age=0, no-store, private');
+      reply.header('Expires', 'Wed, 11 Jan 1984 05:00:00 GMT');
+    }
     reply.header('Link', apiLink);
     reply.header('X-Request-Id', request.id);
     const type = reply.getHeader('content-type');
@@ -131,6 +138,8 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
     }
     return payload;
   });
+
+  registerEnvelope(app);
 
   registry.mount(app, services, urls, (path) => Object.values(describeRoutes(registry, urls, path))[0]);
   registerServiceRoutes(app, services, registry, urls);

@@ -88,6 +88,7 @@ export const errors = {
   internal: () => new ApiError('rest_internal_error', 500, 'An internal error occurred; it has been logged.'),
   unavailable: () => new ApiError('rest_service_unavailable', 503, 'The database is not answering; try again shortly.'),
   badRequest: (message: string) => new ApiError('rest_bad_request', 400, message),
+  callbackInvalid: () => new ApiError('rest_callback_invalid', 400, 'Invalid JSONP callback function.'),
 
   // --- authentication (ours; DECISIONS.md) ---
   incorrectPassword: () =>

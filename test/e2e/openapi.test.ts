@@ -235,11 +235,47 @@ describe('protocol details', () => {
     assert.equal(unknown.body.code, 'rest_no_route');
   });
 
+  it('wraps answers in an envelope with ?_envelope, and in a JSONP callback with ?_jsonp', async () => {
+    const plain = await t.get('/categories', { query: { hide_empty: 0 } });
+    const wrapped = await t.get('/categories', { query: { hide_empty: 0, _envelope: '' } });
+    assert.equal(wrapped.status, 200);
+    assert.deepEqual(Object.keys(wrapped.body), ['body', 'status', 'headers']);
+    assert.deepEqual(wrapped.body.body, plain.body);
+    assert.equal(wrapped.body.status, 200);
+    assert.equal(wrapped.body.headers['X-TEC-Total'], plain.headers['x-tec-total']);
+    assert.equal(wrapped.body.headers.Allow, 'GET');
+    const missing = await t.get('/categories/999999', { query: { _envelope: '1' } });
+    assert.equal(missing.status, 200, 'the status travels inside');
+    assert.equal(missing.body.status, 400);
+    assert.equal(missing.body.body.code, 'rest_invalid_param');
+
+    const jsonp = await t.get('/categories', { query: { hide_empty: 0, _jsonp: 'my.callback_1' } });
+    assert.equal(jsonp.status, 200);
+    assert.equal(jsonp.headers['content-type'], 'application/javascript; charset=UTF-8');
+    assert.equal(jsonp.text, `/**/my.callback_1(${plain.text})`);
+    const both = await t.get('/categories/999999', { query: { _jsonp: 'cb', _envelope: '' } });
+    assert.match(both.text, /^\/\*\*\/cb\(\{"body":\{"code":"rest_invalid_param"/);
+    for (const bad of ['alert(1)', 'a-b', 'x;y']) {
+      const refused = await t.get('/categories', { query: { _jsonp: bad } });
+      assert.equal(refused.status, 400, bad);
+      assert.equal(refused.body.code, 'rest_callback_invalid');
+      assert.equal(refused.headers['content-type'], 'application/json; charset=UTF-8');
+    }
+  });
+
   it('sends the standard headers', async () => {
     const res = await t.get('/tags');
     assert.equal(res.headers['content-type'], 'application/json; charset=UTF-8');
     assert.equal(res.headers['x-content-type-options'], 'nosniff');
     assert.equal(res.headers.link, `<${PUBLIC_URL}/>; rel="https://api.w.org/"`);
+    assert.equal(res.headers['x-robots-tag'], 'noindex');
+    assert.equal(res.headers['cache-control'], undefined, 'anonymous answers may be cached');
+    assert.equal((await t.get('/nowhere')).headers['x-robots-tag'], 'noindex', 'errors too');
+    for (const as of ['subscriber', 'administrator'] as const) {
+      const logged = await t.get('/tags', { as });
+      assert.equal(logged.headers['cache-control'], 'no-cache, must-revalidate, max-age=0, no-store, private', `${as}: no-cache`);
+      assert.equal(logged.headers.expires, 'Wed, 11 Jan 1984 05:00:00 GMT');
+    }
   });
 
   it('sends no CORS headers unless CORS_ORIGINS allows the origin', async () => {
