@@ -41,8 +41,14 @@ describe('venues: create and read', () => {
   it('reads show_map flags as the original (strings: false/0 are false)', async () => {
     const off = await makeLinked(t, 'venue', { show_map: 'false', show_map_link: '0' });
     assert.deepEqual([off.show_map, off.show_map_link], [false, false]);
-    const on = await makeLinked(t, 'venue', { show_map: 'yes', show_map_link: true });
+    const on = await makeLinked(t, 'venue', { show_map: 'yes', show_map_link: 'true' });
     assert.deepEqual([on.show_map, on.show_map_link], [true, true]);
+    for (const value of [true, 0]) {
+      const typed = await t.post('/venues', { as: 'administrator', json: { venue: `Typed ${value}`, show_map: value } });
+      assert.equal(typed.status, 400, `JSON ${value}: a string argument in the original`);
+      assert.equal(typed.body.code, 'rest_invalid_param');
+      assert.ok(typed.body.data.params.show_map);
+    }
   });
 
   it('stores coordinates and strips tags from text fields', async () => {
@@ -122,7 +128,7 @@ describe('venues: update and delete', () => {
   after(() => t.close());
 
   it('updates only what is sent; an empty value clears and the key disappears', async () => {
-    const v = await makeLinked(t, 'venue', { venue: 'Partial', city: 'Nice', phone: '123', country: 'France', province: 'PACA', show_map: false });
+    const v = await makeLinked(t, 'venue', { venue: 'Partial', city: 'Nice', phone: '123', country: 'France', province: 'PACA', show_map: 'false' });
     const res = await t.put(`/venues/${v.id}`, { as: 'administrator', form: { phone: '', zip: '06000' } });
     assert.equal(res.status, 200);
     assert.equal(res.body.phone, undefined);

@@ -15,10 +15,13 @@ type A = Arg<Services>;
 const text = (description: string): A =>
   arg(Type.String({ description: `${description}; empty clears it.` }), { check: (v: string) => accept(plainText(v)) });
 
-/** Typed string in the original: `true/1/yes/on` are true, anything else false. */
+/**
+ * Typed string in the original (CONTRACT.md §6): `true/1/yes/on` are true, anything else false; a JSON boolean
+ * or number is a type error, as there.
+ */
 const flag = (description: string): A =>
-  arg(Type.Unknown({ description: `${description} (true/false; default true).` }), {
-    check: (v: unknown) => (typeof v === 'string' || typeof v === 'boolean' || typeof v === 'number' ? accept(truthy(v) ? 1 : 0) : invalid()),
+  arg(Type.String({ description: `${description} (a string: "true"/"false"; default true).` }), {
+    check: (v: string) => accept(truthy(v) ? 1 : 0),
   });
 
 const coordinate = (name: string, limit: number): A =>
