@@ -18,7 +18,8 @@ export class Urls {
     this.home = publicUrl.replace(/\/+$/, '');
     this.namespace = `${this.home}/${NAMESPACE}`;
     const url = new URL(this.home);
-    this.globalIdOrigin = `${url.host}${url.pathname.replace(/\/+$/, '')}`;
+    // the original's Global_ID origin: the host without its port, then the path
+    this.globalIdOrigin = `${url.hostname}${url.pathname.replace(/\/+$/, '')}`;
   }
 
   rest(path: string): string {

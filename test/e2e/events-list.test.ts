@@ -86,6 +86,11 @@ describe('events list: envelope, paging and the default window', () => {
     assert.ok(!titles(all).some((x: string) => ['Long ago', 'Three years ahead', 'Hidden', 'A draft'].includes(x)));
     const include = await t.get('/events', { query: { include: [...ids(all).slice(0, 2)].join(','), per_page: 50 } });
     assert.equal(include.body.total, 2);
+    for (const bad of ['', '0', '3,-1']) {
+      const refused = await t.get('/events', { query: { include: bad } });
+      assert.equal(refused.status, 400, `include=${bad}`);
+      assert.ok(refused.body.data.params.include);
+    }
     const search = await t.get('/events', { query: { search: 'Long ago' } });
     assert.equal(search.body.total, 0);
     const old = await t.get('/events', { query: { start_date: '2000-01-01', search: 'ago' } });
@@ -201,6 +206,11 @@ describe('events list: filters', () => {
       assert.equal(res.status, 400, JSON.stringify(q));
       assert.equal(res.body.code, 'rest_invalid_param');
     }
+    // a name passes validation but does not filter (only slugs and ids resolve, as in the original)
+    const byName = await t.get('/events', { query: { categories: 'Music' } });
+    assert.equal(byName.status, 200);
+    assert.equal(byName.body.total, 0);
+    assert.deepEqual(titles(await t.get('/events', { query: { categories: 'Music,jazz' } })), ['Jazz night']);
     const url = new URL((await t.get('/events', { query: { categories: 'music', tags: 'early' } })).body.rest_url);
     assert.equal(url.searchParams.get('categories'), 'music', 'term filters are carried');
     assert.equal(url.searchParams.get('tags'), 'early');

@@ -177,8 +177,9 @@ export class TermService {
   }
 
   /**
-   * List filter entries (ids or slugs; names too) → term ids, with every descendant for categories.
-   * Undefined when an entry names no term (the original's 400).
+   * List filter entries → term ids, with every descendant for categories. As in the original (CONTRACT.md
+   * §3.4): an entry must name a term by slug, id or name, else undefined (its 400); but only slugs and ids
+   * filter, so an entry that is only a name matches no event.
    */
   async resolveFilter(entries: readonly (number | string)[]): Promise<number[] | undefined> {
     const ids = new Set<number>();
@@ -186,10 +187,9 @@ export class TermService {
       const text = String(entry).trim();
       const term =
         (await this.storage.terms.findBySlug(this.info.taxonomy, text)) ??
-        (/^\d+$/.test(text) ? await this.storage.terms.find(this.info.taxonomy, Number(text)) : undefined) ??
-        (await this.storage.terms.findByName(this.info.taxonomy, text));
-      if (!term) return undefined;
-      ids.add(term.id);
+        (/^\d+$/.test(text) ? await this.storage.terms.find(this.info.taxonomy, Number(text)) : undefined);
+      if (term) ids.add(term.id);
+      else if (!(await this.storage.terms.findByName(this.info.taxonomy, text))) return undefined;
     }
     if (this.info.hierarchical && ids.size > 0) {
       const tree = await this.storage.terms.tree(this.info.taxonomy);

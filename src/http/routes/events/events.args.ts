@@ -199,7 +199,8 @@ export const eventListArgs: Args<Services> = {
     check: async (id: number, { services, actor }) => ((await services.readablePosts(actor, [id], 'event')).has(id) ? undefined : invalid()),
   }),
   include: arg(Type.Array(Type.Integer(), { description: 'Only these event ids (the date window is dropped).' }), {
-    check: (ids: number[]) => (ids.every((id) => id > 0) ? undefined : invalid()),
+    // the original's is_positive_int_list: at least one, all positive
+    check: (ids: number[]) => (ids.length > 0 && ids.every((id) => id > 0) ? undefined : invalid()),
   }),
   starts_before: dateArg('Events starting before this date.'),
   starts_after: dateArg('Events starting after this date.'),
