@@ -152,6 +152,8 @@ interface Row {
   /** A bare server returning this scenario's own bytes (scenarios with `sameBytes`). */
   sameBytesBaseline?: LoadResult;
   sameBytesRatio?: number;
+  /** The service's peak RSS so far, read after this scenario (which scenario raised it). */
+  peakRssMb?: number;
 }
 
 /** Starts a bare server answering every request with these bytes; resolves once it answers. */
@@ -231,12 +233,13 @@ async function benchDialect(dialect: 'sqlite' | 'postgres') {
           same.kill('SIGTERM');
         }
       }
+      row.peakRssMb = peakRssMb(server.pid!);
       rows.push(row);
       process.stdout.write(
         `[${dialect}] ${scenario.name.padEnd(44)} ${fmt(target.requestsPerSec, 9)} req/s  p50 ${fmt(target.p50, 4)} ms  p99 ${fmt(target.p99, 4)} ms  ` +
           `baseline ${fmt(base.requestsPerSec, 9)} req/s  ratio ${row.ratio.toFixed(2)}` +
           (row.sameBytesBaseline ? `  (same-bytes baseline ${fmt(row.sameBytesBaseline.requestsPerSec, 0)} req/s, ratio ${row.sameBytesRatio!.toFixed(2)})` : '') +
-          `${target.non2xx + target.errors > 0 ? `  (non-2xx ${target.non2xx}, errors ${target.errors})` : ''}\n`,
+          `${target.non2xx + target.errors > 0 ? `  (non-2xx ${target.non2xx}, errors ${target.errors})` : ''}  peak RSS ${row.peakRssMb.toFixed(0)} MB\n`,
       );
     }
     return { dialect, events: EVENTS, seedSeconds: seeded.seconds, peakRssMb: peakRssMb(server.pid!), rows };

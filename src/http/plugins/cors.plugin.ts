@@ -1,12 +1,14 @@
 /**
- * CORS, off unless `CORS_ORIGINS` names origins (or `*`). Preflights are answered before authentication;
- * responses expose the paging headers (`X-TEC-Total`, `X-TEC-TotalPages`) and `Link`, which the original forgot.
+ * CORS, off unless `CORS_ORIGINS` names origins (or `*`). Preflights are answered before authentication.
+ * Responses expose what WordPress exposes (`X-WP-Total, X-WP-TotalPages, Link`) and also the paging headers
+ * this API actually sends (`X-TEC-Total`, `X-TEC-TotalPages`), which the original forgot, `Allow` and
+ * `X-Request-Id`; requests may send WordPress' headers plus ours.
  */
 import type { FastifyInstance } from 'fastify';
 
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
-const ALLOW_HEADERS = 'Authorization, Content-Type, X-HTTP-Method-Override, X-Request-Id, Content-Disposition, Content-MD5';
-const EXPOSE_HEADERS = 'X-TEC-Total, X-TEC-TotalPages, Link, Allow, X-Request-Id';
+const ALLOW_HEADERS = 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override, X-Request-Id';
+const EXPOSE_HEADERS = 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, Allow, X-Request-Id';
 
 export function registerCors(app: FastifyInstance, origins: readonly string[]): void {
   if (origins.length === 0) return;
