@@ -22,11 +22,23 @@ describe('response cache', () => {
     await makeEvent(t, { title: 'Cached' });
     const first = await t.get('/events');
     const second = await t.get('/events');
+    const third = await t.get('/events');
     assert.equal(first.headers['x-cache'], undefined);
-    assert.equal(second.headers['x-cache'], 'hit');
-    assert.equal(second.text, first.text);
-    assert.equal(second.headers['x-tec-total'], first.headers['x-tec-total']);
-    assert.equal(second.headers['content-type'], 'application/json; charset=UTF-8');
+    assert.equal(second.headers['x-cache'], undefined, 'kept from the second time it is asked for');
+    assert.equal(third.headers['x-cache'], 'hit');
+    assert.equal(third.text, first.text);
+    assert.equal(third.headers['x-tec-total'], first.headers['x-tec-total']);
+    assert.equal(third.headers['content-type'], 'application/json; charset=UTF-8');
+  });
+
+  it('keeps nothing for URLs asked for once', () => {
+    const cache = new ResponseCache(1 << 20, 4);
+    assert.equal(cache.admit('a'), false);
+    assert.equal(cache.admit('a'), true);
+    for (const k of ['b', 'c', 'd', 'e']) assert.equal(cache.admit(k), false);
+    assert.equal(cache.admit('a'), true, 'remembered for a generation more');
+    for (const k of ['f', 'g', 'h', 'i', 'j']) cache.admit(k);
+    assert.equal(cache.admit('b'), false, 'forgotten after two generations');
   });
 
   it('forgets everything at the next write, through the API or straight into the database', async () => {
@@ -47,6 +59,7 @@ describe('response cache', () => {
     const draft = await makeEvent(t, { title: 'Draft in cache', status: 'draft' }, 'contributor');
     const q = { query: { include: draft.id } };
     assert.equal((await t.get('/events', { ...q, as: 'editor' })).body.total, 1);
+    await t.get('/events', { ...q, as: 'editor' });
     assert.equal((await t.get('/events', { ...q, as: 'editor' })).headers['x-cache'], 'hit');
     assert.equal((await t.get('/events', { ...q, as: 'administrator' })).body.total, 1);
     assert.equal((await t.get('/events', q)).body.total, 0, 'not the editors\' answer');

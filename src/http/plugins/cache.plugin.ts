@@ -3,7 +3,9 @@
  * by what the caller may see (anonymous callers share one view; editors and administrators share another;
  * anyone else has their own), and it is served only while the database's `data_version` is the one it was
  * computed under: any committed write, by any process, makes every entry stale at once. Bounded in entries
- * and bytes; oldest entries go first.
+ * and bytes; oldest entries go first. An answer is kept only when its key was asked for before (within the
+ * last few thousand distinct keys): one-off URLs — a crawler, unique query strings — neither fill the memory
+ * nor push out what is read again and again.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { listVisibility } from '../../domain/policies.js';
@@ -33,11 +35,25 @@ declare module 'fastify' {
 export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
+  /** Keys asked for once (two generations, so the memory of them is bounded and recent). */
+  private seen = new Set<string>();
+  private seenBefore = new Set<string>();
 
   constructor(
     private readonly maxBytes: number,
     private readonly maxEntries = 5000,
   ) {}
+
+  /** Whether an answer for this key is worth keeping: true from the second time the key is asked for. */
+  admit(key: string): boolean {
+    if (this.seen.has(key) || this.seenBefore.has(key)) return true;
+    if (this.seen.size >= this.maxEntries) {
+      this.seenBefore = this.seen;
+      this.seen = new Set();
+    }
+    this.seen.add(key);
+    return false;
+  }
 
   get(key: string, version: number, now: number): Entry | undefined {
     const entry = this.entries.get(key);
@@ -114,6 +130,11 @@ export function registerResponseCache(app: FastifyInstance, services: Services, 
 
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.cacheKey === undefined || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+    if (!cache.admit(request.cacheKey)) {
+      request.cacheKey = undefined;
+      request.cacheLead?.();
+      return payload;
+    }
     const headers: Record<string, string> = {};
     for (const name of KEPT_HEADERS) {
       const value = reply.getHeader(name);
