@@ -15,6 +15,7 @@ const app = await buildApp(loadConfig({ LOG_LEVEL: 'silent', CACHE_MB: process.e
 await app.ready();
 
 async function measure(label: string, url: string, runs = 300) {
+  runs = Math.min(runs, Number(process.env.RUNS ?? runs));
   for (let i = 0; i < 20; i++) await app.inject({ method: 'GET', url });
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -31,6 +32,7 @@ const B = '/calendar/events/v1';
 await measure('GET /events', `${B}/events`);
 await measure('GET /events per_page=50', `${B}/events?per_page=50`);
 await measure('filtered (cat+search+dates)', `${B}/events?categories=category-1&search=jazz&start_date=-1 year&end_date=+1 year&per_page=10`);
+await measure('geolocation (50 km)', `${B}/events?geoloc_lat=48.8566&geoloc_lng=2.3522`, 30);
 await measure('GET /events/<id>', `${B}/events/${seeded.publishedEventId}`);
 await measure('GET /categories', `${B}/categories`);
 await app.close();

@@ -83,6 +83,9 @@ const statements = statementSet((dialect: Dialect) => ({
     ),
 }));
 
+/** Whether a filter reads the post row (else the events table and its indexes answer alone). */
+const needsPostRow = (f: EventListFilter) => f.search !== undefined || f.visibility.kind === 'own' || f.postParent !== undefined;
+
 const DAY_COUNTABLE = new Set<string>(['visibility', 'statuses', 'startGte', 'endLte', 'orderByDate'] satisfies (keyof EventListFilter)[]);
 const DAY_START = ' 00:00:00';
 const DAY_END = ' 23:59:59';
@@ -223,36 +226,16 @@ export class EventStore {
     if (f.featured !== undefined) c.push(eb('events.featured', '=', f.featured ? 1 : 0));
     if (f.include) c.push(f.include.length > 0 ? eb('events.post_id', 'in', [...f.include]) : sql<SqlBool>`1 = 0`);
     if (f.postParent !== undefined) c.push(eb('posts.parent_id', '=', f.postParent));
-    if (f.venueIds) c.push(eb('events.venue_id', 'in', [...f.venueIds]));
+    if (f.venueIds) c.push(f.venueIds.length > 0 ? eb('events.venue_id', 'in', [...f.venueIds]) : sql<SqlBool>`1 = 0`);
     if (f.organizerIds) {
       c.push(
         eb('events.post_id', 'in', eb.selectFrom('event_organizers').select('event_organizers.event_id').where('event_organizers.organizer_id', 'in', [...f.organizerIds])),
       );
     }
-    if (f.hasGeo !== undefined || f.near) {
+    if (f.hasGeo !== undefined) {
       const located = eb.selectFrom('venues').select('venues.post_id').where('venues.geo_lat', 'is not', null).where('venues.geo_lng', 'is not', null);
       if (f.hasGeo === false) c.push(eb.or([eb('events.venue_id', 'is', null), eb('events.venue_id', 'not in', located)]));
       else c.push(eb('events.venue_id', 'in', located));
-    }
-    if (f.near) {
-      // a bounding box an index can serve, then the exact distance
-      const { lat, lng, km } = f.near;
-      const dLat = km / 110.574;
-      const cos = Math.cos((lat * Math.PI) / 180);
-      const dLng = cos > 0.01 ? km / (111.32 * cos) : 360;
-      c.push(
-        eb(
-          'events.venue_id',
-          'in',
-          eb
-            .selectFrom('venues')
-            .select('venues.post_id')
-            .where('venues.geo_lat', '>=', lat - dLat)
-            .where('venues.geo_lat', '<=', lat + dLat)
-            .$if(dLng < 180, (q) => q.where('venues.geo_lng', '>=', lng - dLng).where('venues.geo_lng', '<=', lng + dLng))
-            .where(this.dialect.distanceKm(sql.ref('venues.geo_lat'), sql.ref('venues.geo_lng'), lat, lng), '<=', km),
-        ),
-      );
     }
     for (const group of f.termGroups ?? []) {
       c.push(
@@ -282,6 +265,7 @@ export class EventStore {
    * default list): a sum over a few thousand rows whatever the number of events.
    */
   async count(filter: EventListFilter): Promise<number> {
+    if (filter.near) filter = (await this.withNearVenues(filter)).filter;
     const byDays = countableByDays(filter);
     if (byDays) {
       let q = this.db
@@ -296,7 +280,7 @@ export class EventStore {
       return Number((await q.executeTakeFirstOrThrow()).n);
     }
     // the count reads only the listing index unless a filter needs the post row
-    const needsPost = filter.search !== undefined || filter.visibility.kind === 'own' || filter.postParent !== undefined;
+    const needsPost = needsPostRow(filter);
     const totalRow = await this.db
       .selectFrom('events')
       .$if(needsPost, (q) => q.innerJoin('posts', 'posts.id', 'events.post_id'))
@@ -306,20 +290,68 @@ export class EventStore {
     return Number(totalRow.n);
   }
 
-  /** One page of matching events and the total: two queries whatever the page size. */
-  async list(filter: EventListFilter, limit: number, offset: number): Promise<{ events: EventRecord[]; total: number }> {
+  /**
+   * The venues within `km` of a point, nearest first, with the rank their distance gives (equal distances
+   * share one): a bounding box an index can serve, then the exact distance — over venues, not events.
+   */
+  private async nearVenues(near: NonNullable<EventListFilter['near']>): Promise<{ id: number; rank: number }[]> {
+    const { lat, lng, km } = near;
+    const dLat = km / 110.574;
+    const cos = Math.cos((lat * Math.PI) / 180);
+    const dLng = cos > 0.01 ? km / (111.32 * cos) : 360;
+    const distance = this.dialect.distanceKm(sql.ref('venues.geo_lat'), sql.ref('venues.geo_lng'), lat, lng);
+    const rows = await this.db
+      .selectFrom('venues')
+      .select(['venues.post_id', distance.as('d')])
+      .where('venues.geo_lat', '>=', lat - dLat)
+      .where('venues.geo_lat', '<=', lat + dLat)
+      .$if(dLng < 180, (q) => q.where('venues.geo_lng', '>=', lng - dLng).where('venues.geo_lng', '<=', lng + dLng))
+      .where(distance, '<=', km)
+      .orderBy('d')
+      .execute();
+    let rank = -1;
+    let last: number | undefined;
+    return rows.map((r) => {
+      if (Number(r.d) !== last) rank++;
+      last = Number(r.d);
+      return { id: Number(r.post_id), rank };
+    });
+  }
+
+  /** Near a point: the venues first (a few hundred at most), then the filter asks for events at those venues. */
+  private async withNearVenues(filter: EventListFilter) {
+    if (!filter.near) return { filter, near: undefined };
+    const near = await this.nearVenues(filter.near);
+    const ids = near.map((v) => v.id);
+    const venueIds = filter.venueIds ? filter.venueIds.filter((id) => ids.includes(id)) : ids;
+    return { filter: { ...filter, near: undefined, venueIds }, near };
+  }
+
+  /** One page of matching events and the total: two queries whatever the page size (three with a location). */
+  async list(original: EventListFilter, limit: number, offset: number): Promise<{ events: EventRecord[]; total: number }> {
+    const { filter, near } = await this.withNearVenues(original);
     const total = await this.count(filter);
     if (total === 0 || offset >= total) return { events: [], total };
-    let q = this.base().where((eb) => this.conditions(eb, filter));
-    if (filter.near) {
-      const { lat, lng } = filter.near;
-      q = q.orderBy((eb) =>
-        eb
-          .selectFrom('venues')
-          .select(this.dialect.distanceKm(sql.ref('venues.geo_lat'), sql.ref('venues.geo_lng'), lat, lng).as('d'))
-          .whereRef('venues.post_id', '=', 'events.venue_id'),
-      );
+    if (near) {
+      // nearest first: pick the page's ids from the venue index alone, then read those rows
+      const ranks = sql.join(near.map((v) => sql`when ${v.id} then ${v.rank}`), sql` `);
+      const page = await this.db
+        .selectFrom('events')
+        .$if(needsPostRow(filter) || filter.orderByDate === true, (qb) => qb.innerJoin('posts', 'posts.id', 'events.post_id'))
+        .select('events.post_id')
+        .where((eb) => this.conditions(eb as unknown as Eb, filter))
+        .orderBy(sql`case events.venue_id ${ranks} end`)
+        .orderBy(filter.orderByDate ? sql.ref('posts.date_utc') : sql.ref('events.start_date'))
+        .orderBy('events.post_id')
+        .limit(limit)
+        .offset(offset)
+        .execute();
+      const ids = page.map((r) => Number(r.post_id));
+      const rows = (await this.base().where('events.post_id', 'in', ids).execute()) as unknown as Row[];
+      const byId = new Map(rows.map((r) => [Number(r.id), toRecord(r)]));
+      return { events: ids.map((id) => byId.get(id)).filter((r): r is EventRecord => r !== undefined), total };
     }
+    let q = this.base().where((eb) => this.conditions(eb, filter));
     q = filter.orderByDate ? q.orderBy('posts.date_utc').orderBy('posts.id') : q.orderBy('events.start_date').orderBy('posts.id');
     const rows = await q.limit(limit).offset(offset).execute();
     return { events: (rows as unknown as Row[]).map(toRecord), total };
