@@ -67,6 +67,20 @@ describe('response cache', () => {
     assert.equal((await t.get('/events', { ...q, as: 'contributor' })).body.total, 1);
   });
 
+  it('keeps a list whose dates are whole days for a minute, and one that depends on the second for a second', async () => {
+    const hits = async (query: Record<string, string>) => {
+      for (let i = 0; i < 3; i++) await t.get('/events', { query });
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      return (await t.get('/events', { query })).headers['x-cache'];
+    };
+    const [days, seconds] = await Promise.all([
+      hits({ per_page: '7' }),
+      hits({ per_page: '7', strict_dates: 'true', starts_after: 'now' }),
+    ]);
+    assert.equal(days, 'hit', 'the default window moves once a day');
+    assert.equal(seconds, undefined, '"now" moves every second');
+  });
+
   it('keeps only successful reads', async () => {
     await t.get('/events', { query: { page: 0 } });
     assert.equal((await t.get('/events', { query: { page: 0 } })).headers['x-cache'], undefined);

@@ -27,6 +27,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     cacheKey?: string;
     cacheVersion?: number;
+    /**
+     * How long this answer stays right while nothing is written (default one second): a route whose answer
+     * depends on the clock only through whole days can say so, and is not recomputed every second.
+     */
+    cacheTtlMs?: number;
     /** Settles when this request, the first to miss its key, has answered (others wait for it). */
     cacheLead?: () => void;
   }
@@ -142,7 +147,7 @@ export function registerResponseCache(app: FastifyInstance, services: Services, 
     }
     cache.set(request.cacheKey, {
       version: request.cacheVersion!,
-      expires: Date.now() + TTL_MS,
+      expires: Date.now() + (request.cacheTtlMs ?? TTL_MS),
       status: 200,
       headers,
       body: Buffer.from(payload),

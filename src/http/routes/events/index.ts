@@ -67,21 +67,28 @@ async function idFromSlug(ctx: RouteContext): Promise<number> {
 
 const single = { 200: EventSchema };
 
+const STABLE_WINDOW_MS = 60_000;
+
 async function list(ctx: RouteContext) {
   const a = ctx.args;
   const given = ctx.request.query as Record<string, unknown>;
   const nowMs = Date.now();
-  const window = resolveDateWindow(
-    {
-      start_date: a.start_date ?? undefined,
-      end_date: a.end_date ?? undefined,
-      starts_before: a.starts_before ?? undefined,
-      starts_after: a.starts_after ?? undefined,
-      ends_before: a.ends_before ?? undefined,
-      ends_after: a.ends_after ?? undefined,
-    },
-    { strict: a.strict_dates === true, include: Array.isArray(a.include), nowMs, siteZone: ctx.services.config.siteTimezone },
-  );
+  const windowAt = (ms: number) =>
+    resolveDateWindow(
+      {
+        start_date: a.start_date ?? undefined,
+        end_date: a.end_date ?? undefined,
+        starts_before: a.starts_before ?? undefined,
+        starts_after: a.starts_after ?? undefined,
+        ends_before: a.ends_before ?? undefined,
+        ends_after: a.ends_after ?? undefined,
+      },
+      { strict: a.strict_dates === true, include: Array.isArray(a.include), nowMs: ms, siteZone: ctx.services.config.siteTimezone },
+    );
+  const window = windowAt(nowMs);
+  // The answer depends on the clock only through this window: when it is the same a minute from now (whole
+  // days, the default), a cached copy stays right for that minute unless something is written.
+  if (JSON.stringify(windowAt(nowMs + STABLE_WINDOW_MS)) === JSON.stringify(window)) ctx.request.cacheTtlMs = STABLE_WINDOW_MS;
   const statuses: string[] | undefined = Array.isArray(a.status) && !a.status.includes('any') ? a.status : undefined;
   const lat = typeof a.geoloc_lat === 'number' ? a.geoloc_lat : undefined;
   const lng = typeof a.geoloc_lng === 'number' ? a.geoloc_lng : undefined;
