@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ROLES, type Actor, type Role } from './actor.js';
-import { can, canDeletePost, canEditPost, canManageCategories, canManageTags, canReadPost, listVisibility } from './policies.js';
+import { can, canDeletePost, canEditPost, canManageCategories, canManageTags, canReadPost } from './policies.js';
 
 const user = (role: Role, id = 10): Actor => ({ kind: 'user', id, login: role, role });
 const anonymous: Actor = { kind: 'anonymous' };
@@ -70,11 +70,5 @@ describe('policies', () => {
     assert.deepEqual(ROLES.filter((r) => canManageCategories(user(r))), ['administrator', 'editor', 'author']);
     assert.deepEqual(ROLES.filter((r) => canManageTags(user(r))), ['administrator', 'editor']);
     assert.equal(canManageCategories(anonymous), false);
-  });
-
-  it('lists published posts for anonymous callers, own ones too for others, everything for editors', () => {
-    assert.deepEqual(listVisibility(anonymous), { kind: 'public' });
-    for (const role of ['subscriber', 'contributor', 'author'] as const) assert.deepEqual(listVisibility(user(role)), { kind: 'own', userId: 10 });
-    for (const role of ['editor', 'administrator'] as const) assert.deepEqual(listVisibility(user(role)), { kind: 'all', userId: 10 });
   });
 });

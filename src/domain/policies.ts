@@ -118,15 +118,3 @@ export function canManageCategories(actor: Actor): boolean {
 export function canManageTags(actor: Actor): boolean {
   return can(actor, 'edit_posts') && can(actor, 'manage_categories');
 }
-
-/** What a caller sees in lists: published posts; plus their own; or everything but the trash (editors and up). */
-export type Visibility =
-  | { readonly kind: 'public' }
-  | { readonly kind: 'own'; readonly userId: number }
-  | { readonly kind: 'all'; readonly userId: number };
-
-export function listVisibility(actor: Actor): Visibility {
-  if (actor.kind !== 'user') return { kind: 'public' };
-  if (can(actor, 'edit_others_posts') && can(actor, 'read_private_posts')) return { kind: 'all', userId: actor.id };
-  return { kind: 'own', userId: actor.id };
-}

@@ -1,66 +1,78 @@
 /**
  * The services of the domain, built once per app over one storage. Route handlers and argument checks reach
- * the domain only through these.
+ * the domain only through these (never the storage or the configuration themselves).
  */
 import type { Config } from '../config/config.js';
 import type { Storage } from '../storage/storage.js';
-import type { PostType } from '../storage/database.js';
 import type { Actor } from './actor.js';
-import { can, canDeletePost, canEditPost, canReadPost } from './policies.js';
 import { EventService } from './events/event.service.js';
 import { LinkedService } from './linked/linked.service.js';
-import type { OrganizerRecord, VenueRecord } from './linked/linked.js';
+import { ORGANIZER, VENUE, type LinkedType } from './linked/linked.js';
+import { canReadPost } from './policies.js';
+import type { PostType } from './posts/post.js';
+import { mayWritePost } from './posts/post-writer.js';
 import { CATEGORIES, TAGS } from './terms/term.js';
 import { TermService } from './terms/term.service.js';
 import { UserService } from './users/user.service.js';
 
 export interface Services {
-  readonly config: Config;
-  readonly storage: Storage;
+  /** The site's time zone: dates without one are read in it. */
+  readonly siteTimezone: string;
   readonly users: UserService;
   readonly categories: TermService;
   readonly tags: TermService;
   readonly events: EventService;
-  readonly venues: LinkedService<VenueRecord>;
-  readonly organizers: LinkedService<OrganizerRecord>;
-  /** Which kind of post an id names (one id space for events, venues, organizers, images). */
-  postType(id: number): Promise<PostType | undefined>;
+  readonly venues: LinkedService<'venue'>;
+  readonly organizers: LinkedService<'organizer'>;
+  /** The service of a linked kind. */
+  linked<T extends LinkedType>(type: T): LinkedService<T>;
   /**
    * The ids among these that name a post of the type the caller may read. Filters and links accept only
    * these: an id the caller may not read is answered like an id that does not exist, so nothing leaks.
    */
   readablePosts(actor: Actor, ids: readonly number[], type: PostType): Promise<Set<number>>;
+  /** Whether a stored image has this id. */
+  imageExists(id: number): Promise<boolean>;
   /**
    * WordPress' permission callback for writing a post (what the `Allow` header reports): the general
    * capability, then, when the post exists, the check on that post.
    */
   mayWritePost(actor: Actor, verb: 'edit' | 'delete', id: number | undefined): Promise<boolean>;
+  /** Moves on with every committed write, in any process (the response cache compares against it). */
+  dataVersion(): Promise<number>;
+  /** Whether the database answers, and which one it is (`/healthz`). */
+  health(): Promise<{ readonly ok: boolean; readonly database: string; readonly error?: unknown }>;
 }
 
 export function createServices(config: Config, storage: Storage): Services {
+  const zone = config.siteTimezone;
   const categories = new TermService(storage, CATEGORIES);
   const tags = new TermService(storage, TAGS);
-  const venues = new LinkedService<VenueRecord>(storage, config, 'venue');
-  const organizers = new LinkedService<OrganizerRecord>(storage, config, 'organizer');
+  const venues = new LinkedService<'venue'>(storage, zone, VENUE);
+  const organizers = new LinkedService<'organizer'>(storage, zone, ORGANIZER);
   return {
-    config,
-    storage,
+    siteTimezone: zone,
     users: new UserService(storage),
     categories,
     tags,
-    events: new EventService(storage, config, categories, tags, venues, organizers),
+    events: new EventService(storage, zone, categories, tags, venues, organizers),
     venues,
     organizers,
-    postType: (id) => storage.posts.typeOf(id),
+    linked: <T extends LinkedType>(type: T) => (type === 'venue' ? venues : organizers) as unknown as LinkedService<T>,
     async readablePosts(actor, ids, type) {
       const rows = await storage.posts.findAccessMany(ids);
       return new Set(rows.filter((r) => r.type === type && canReadPost(actor, r)).map((r) => r.id));
     },
-    async mayWritePost(actor, verb, id) {
-      if (!can(actor, verb === 'edit' ? 'edit_posts' : 'delete_posts')) return false;
-      const access = id === undefined ? undefined : await storage.posts.findAccess(id);
-      if (!access) return true;
-      return verb === 'edit' ? canEditPost(actor, access) : canDeletePost(actor, access);
+    imageExists: async (id) => (await storage.images.find(id)) !== undefined,
+    mayWritePost: (actor, verb, id) => mayWritePost(storage, actor, verb, id),
+    dataVersion: async () => (await storage.versions()).data,
+    async health() {
+      try {
+        await storage.ping();
+        return { ok: true, database: storage.dialect.name };
+      } catch (error) {
+        return { ok: false, database: storage.dialect.name, error };
+      }
     },
   };
 }

@@ -6,9 +6,10 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import { ErrorSchema } from './schemas/common.schemas.js';
-import { CostDetailsSchema, DateDetailsSchema, EmbeddedTermSchema, EventSchema, ImageSchema, ImageSizeSchema } from './routes/events/events.schemas.js';
-import { OrganizerSchema, VenueSchema } from './routes/linked/linked.schemas.js';
-import { CategorySchema, TagSchema } from './routes/terms/terms.schemas.js';
+import { CostDetailsSchema, DateDetailsSchema, EmbeddedTermSchema, ImageSchema, ImageSizeSchema } from './schemas/components.schemas.js';
+import { EventSchema } from './routes/events/events.schemas.js';
+import { OrganizerSchema, VenueSchema } from './routes/venues-organizers/venues-organizers.schemas.js';
+import { CategorySchema, TagSchema } from './routes/categories-tags/categories-tags.schemas.js';
 import type { Arg } from './params.js';
 import { publicSchema } from './schema-keywords.js';
 import type { HttpMethod, RouteRegistry, RouteSpec } from './route.js';
@@ -74,7 +75,7 @@ export function toOpenApiSchema(schema: unknown, root = true, closed = false): u
   return out;
 }
 
-function argSchema(a: Arg<unknown>): Json {
+function argSchema(a: Arg): Json {
   const s = toOpenApiSchema(publicSchema(a.schema)) as Json;
   if (!s.description) s.description = 'No description provided';
   return s;
@@ -121,7 +122,7 @@ function operation(method: HttpMethod, spec: RouteSpec): Json {
   const op: Json = { operationId: operationId(method, spec), summary: spec.summary, tags: [resourceTag(spec.path)], parameters };
   if (method === 'GET' || method === 'DELETE') {
     for (const [name, a] of bodyArgs) {
-      const schema = argSchema(a as Arg<unknown>);
+      const schema = argSchema(a);
       const description = schema.description;
       delete schema.description;
       const p: Json = { name, in: 'query', required: a.required === true, description, schema };
@@ -132,7 +133,7 @@ function operation(method: HttpMethod, spec: RouteSpec): Json {
     const required = bodyArgs.filter(([, a]) => a.required).map(([name]) => name);
     const schema: Json = {
       type: 'object',
-      properties: Object.fromEntries(bodyArgs.map(([name, a]) => [name, argSchema(a as Arg<unknown>)])),
+      properties: Object.fromEntries(bodyArgs.map(([name, a]) => [name, argSchema(a)])),
     };
     if (required.length > 0) schema.required = required;
     op.requestBody = {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../domain/errors.js';
+import type { Services } from '../domain/services.js';
 import { accept, arg, coerce, Invalid, invalid, parseBoolean, parseInteger, parseList, resolveArgs } from './params.js';
 
 describe('WordPress-style coercion', () => {
@@ -46,18 +47,18 @@ describe('resolveArgs', () => {
   const specs = {
     id: arg(Type.Integer()),
     name: arg(Type.String(), { required: true, check: (v: string) => (v === '' ? invalid() : undefined) }),
-    page: arg(Type.Integer({ default: 1 })),
-    per_page: arg(Type.Integer({ default: 4 }), { check: (v: number) => accept(Math.min(v, 50)) }),
+    page: arg(Type.Integer(), { default: 1 }),
+    per_page: arg(Type.Integer(), { default: 4, check: (v: number) => accept(Math.min(v, 50)) }),
     flag: arg(Type.Boolean()),
   };
 
   it('merges path, body, query and defaults, path first', async () => {
-    const args = await resolveArgs(specs, { path: { id: '7' }, body: { id: 8, name: 'body' }, query: { name: 'query', per_page: '80' } }, {});
+    const args = await resolveArgs(specs, { path: { id: '7' }, body: { id: 8, name: 'body' }, query: { name: 'query', per_page: '80' } }, {} as Services);
     assert.deepEqual(args, { id: 7, name: 'body', page: 1, per_page: 50 });
   });
 
   it('lists every missing required argument', async () => {
-    await assert.rejects(resolveArgs(specs, { path: {}, body: undefined, query: {} }, {}), (e: ApiError) => {
+    await assert.rejects(resolveArgs(specs, { path: {}, body: undefined, query: {} }, {} as Services), (e: ApiError) => {
       assert.equal(e.code, 'rest_missing_callback_param');
       assert.deepEqual(e.extra.params, ['name']);
       return true;
@@ -65,7 +66,7 @@ describe('resolveArgs', () => {
   });
 
   it('lists every invalid argument in one error', async () => {
-    await assert.rejects(resolveArgs(specs, { path: {}, body: { name: '', flag: 'maybe', page: 'x' }, query: {} }, {}), (e: ApiError) => {
+    await assert.rejects(resolveArgs(specs, { path: {}, body: { name: '', flag: 'maybe', page: 'x' }, query: {} }, {} as Services), (e: ApiError) => {
       assert.equal(e.code, 'rest_invalid_param');
       assert.equal(e.status, 400);
       assert.deepEqual(Object.keys(e.extra.params as object).sort(), ['flag', 'name', 'page']);
@@ -74,7 +75,7 @@ describe('resolveArgs', () => {
   });
 
   it('passes JSON null through for optional arguments (clearing)', async () => {
-    const args = await resolveArgs(specs, { path: {}, body: { name: 'n', flag: null }, query: {} }, {});
+    const args = await resolveArgs(specs, { path: {}, body: { name: 'n', flag: null }, query: {} }, {} as Services);
     assert.equal(args.flag, null);
   });
 });

@@ -11,9 +11,10 @@
  *
  * Argument types are TypeBox schemas, so the same declaration documents the route.
  */
-import type { TSchema } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import { ANONYMOUS, type Actor } from '../domain/actor.js';
 import { errors, INVALID_PARAMETER, type ParamFailure } from '../domain/errors.js';
+import type { Services } from '../domain/services.js';
 
 /** A check's verdict: `invalid(...)` to fail; `accept(v)` to replace the value; nothing to keep it. */
 export class Invalid {
@@ -22,37 +23,113 @@ export class Invalid {
     readonly code?: string,
   ) {}
 }
-export class Accepted {
-  constructor(readonly value: unknown) {}
+export class Accepted<T = unknown> {
+  constructor(readonly value: T) {}
 }
 export const invalid = (message?: string, code?: string) => new Invalid(message, code);
-export const accept = (value: unknown) => new Accepted(value);
+export const accept = <T>(value: T) => new Accepted<T>(value);
 
-export type CheckResult = Invalid | Accepted | void;
+export type CheckResult<T = unknown> = Invalid | Accepted<T> | undefined | void;
 
-export interface ArgContext<S = unknown> {
-  readonly services: S;
+export interface ArgContext {
+  readonly services: Services;
   /** Who is calling: some checks depend on it (WordPress validators may look at the current user). */
   readonly actor: Actor;
-  /** Arguments resolved so far (declaration order), for checks that depend on another argument. */
+  /** Arguments resolved so far (declaration order, wire names), for checks that depend on another argument. */
   readonly args: Readonly<Record<string, unknown>>;
 }
 
-export type ArgCheck<S = unknown> = (value: any, ctx: ArgContext<S>) => CheckResult | Promise<CheckResult>;
+export type ArgCheck<V = any> = (value: V, ctx: ArgContext) => CheckResult<unknown> | Promise<CheckResult<unknown>>;
 
-export interface Arg<S = unknown> {
+/**
+ * How a list's emitted URLs (`rest_url`, `next_rest_url`, …) carry an argument: `value` (the default) its
+ * resolved value when there is one; `given` its resolved value only when the request named it; `raw` the value
+ * exactly as sent; `false` never. A service may override the value with the effective one it used.
+ */
+export type Carry = 'value' | 'given' | 'raw' | false;
+
+type Presence = 'required' | 'defaulted' | 'optional';
+
+/**
+ * One argument of a route. `T` is the type of its value once coerced and checked, `N` the name the handler
+ * and the domain know it by (`as`; the wire name when undefined), `P` whether it can be absent.
+ */
+export interface Arg<T = unknown, N extends string | undefined = string | undefined, P extends Presence = Presence> {
   readonly schema: TSchema;
   readonly required?: boolean;
+  /** Used when the argument is absent or JSON null; documented as the schema's `default`. */
+  readonly default?: unknown;
   /** Runs after type coercion, for non-null values. */
-  readonly check?: ArgCheck<S>;
+  readonly check?: ArgCheck;
   /** Where the argument is read from, for the documentation; values are still merged WordPress-style. */
   readonly in?: 'path' | 'query' | 'body';
+  readonly as?: N;
+  readonly carry?: Carry;
+  /** Type-level only: the value's type and presence. */
+  readonly __type?: { value: T; presence: P };
 }
 
-export type Args<S = unknown> = Readonly<Record<string, Arg<S>>>;
+export type Args = Readonly<Record<string, Arg<any, any, any>>>;
 
-export function arg<S = unknown>(schema: TSchema, options: Omit<Arg<S>, 'schema'> = {}): Arg<S> {
-  return { schema, ...options };
+export interface ArgOptions<V> {
+  readonly required?: boolean;
+  readonly default?: V;
+  readonly check?: (value: V, ctx: ArgContext) => unknown;
+  readonly in?: 'path' | 'query' | 'body';
+  readonly as?: string;
+  readonly carry?: Carry;
+}
+
+type CheckReturn<O> = O extends { check: (...a: any[]) => infer R } ? Awaited<R> : undefined;
+type AcceptedOf<R> = R extends Accepted<infer X> ? X : never;
+type KeptOf<R, V> = undefined extends R ? V : void extends R ? V : never;
+/** The value an argument yields: what its check accepts, or the coerced value when the check keeps it. */
+type ValueOf<V, O> = AcceptedOf<CheckReturn<O>> | KeptOf<CheckReturn<O>, V>;
+type NameOf<O> = O extends { as: infer N extends string } ? N : undefined;
+type PresenceOf<O> = O extends { required: true } ? 'required' : O extends { default: unknown } ? 'defaulted' : 'optional';
+
+/** Declares an argument: its TypeBox schema (coercion and documentation) and options (see ArgOptions). */
+export function arg<S extends TSchema, const O extends ArgOptions<Static<S>> = {}>(
+  schema: S,
+  options?: O,
+): Arg<ValueOf<Static<S>, O>, NameOf<O>, PresenceOf<O>> {
+  const documented = options?.default === undefined ? schema : ({ ...schema, default: options.default } as TSchema);
+  return { ...(options as ArgOptions<unknown> | undefined), schema: documented } as Arg<ValueOf<Static<S>, O>, NameOf<O>, PresenceOf<O>>;
+}
+
+/** The same argument, required (create routes require what update routes make optional). */
+export function required<T, N extends string | undefined>(a: Arg<T, N, any>): Arg<T, N, 'required'> {
+  return { ...a, required: true } as Arg<T, N, 'required'>;
+}
+
+/** The same argument, with a default. */
+export function withDefault<T, N extends string | undefined>(a: Arg<T, N, any>, value: unknown): Arg<T, N, 'defaulted'> {
+  return { ...a, default: value, schema: { ...a.schema, default: value } as TSchema } as Arg<T, N, 'defaulted'>;
+}
+
+type KeyOf<K extends string, A> = A extends Arg<any, infer N, any> ? (N extends string ? N : K) : K;
+type ValueFor<A> =
+  A extends Arg<infer T, any, infer P> ? (P extends 'required' | 'defaulted' ? T : T | null | undefined) : never;
+
+/**
+ * The resolved arguments of a declaration, by domain name: what a handler receives. An absent optional argument
+ * is `undefined`; JSON null is `null` ("clear this field", DECISIONS.md).
+ */
+export type Resolved<A extends Args> = { readonly [K in keyof A & string as KeyOf<K, A[K]>]: ValueFor<A[K]> };
+
+/** `unknown` when the arguments `A` resolve to what `I` takes; otherwise a type naming what does not fit. */
+export type ArgsMatch<A extends Args, I> = [Exclude<keyof Resolved<A>, keyof I>] extends [never]
+  ? Resolved<A> extends I
+    ? unknown
+    : { readonly 'argument types differ from the service input': { [K in keyof Resolved<A> & keyof I]: Resolved<A>[K] extends I[K] ? never : K }[keyof Resolved<A> & keyof I] }
+  : { readonly 'arguments the service input does not have': Exclude<keyof Resolved<A>, keyof I> };
+
+/**
+ * Declares the arguments a service input `I` is made of: compiling fails when an argument's domain name is not a
+ * field of `I` (a misspelt `as`) or its value is not what `I` takes, so routes pass `ctx.args` on as they are.
+ */
+export function argsFor<I>() {
+  return <const A extends Args>(args: A & ArgsMatch<A, I>): A => args;
 }
 
 export interface ArgSources {
@@ -63,13 +140,19 @@ export interface ArgSources {
 
 const hasOwn = (o: object | undefined, k: string) => o !== undefined && Object.prototype.hasOwnProperty.call(o, k);
 
-/** Resolves, coerces and checks a route's arguments; throws the original's 400s. */
-export async function resolveArgs<S>(
-  specs: Args<S>,
+/** The name a handler knows an argument by. */
+export const domainName = (wire: string, a: Arg<any, any, any>): string => a.as ?? wire;
+
+/**
+ * Resolves, coerces and checks a route's arguments; throws the original's 400s. The result is keyed by domain
+ * name (`as`), typed from the declarations.
+ */
+export async function resolveArgs<A extends Args>(
+  specs: A,
   sources: ArgSources,
-  services: S,
+  services: Services,
   actor: Actor = ANONYMOUS,
-): Promise<Record<string, unknown>> {
+): Promise<Resolved<A>> {
   const raw: Record<string, unknown> = {};
   const missing: string[] = [];
   for (const [name, spec] of Object.entries(specs)) {
@@ -77,7 +160,7 @@ export async function resolveArgs<S>(
     if (hasOwn(sources.path, name)) value = sources.path[name];
     else if (hasOwn(sources.body, name)) value = sources.body![name];
     else if (hasOwn(sources.query, name)) value = sources.query[name];
-    else if (spec.schema.default !== undefined) value = spec.schema.default;
+    if ((value === undefined || value === null) && spec.default !== undefined) value = spec.default;
     if (spec.required && (value === undefined || value === null)) missing.push(name);
     if (value !== undefined) raw[name] = value;
   }
@@ -85,12 +168,13 @@ export async function resolveArgs<S>(
 
   const failures: Record<string, ParamFailure> = {};
   const args: Record<string, unknown> = {};
+  const out: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(specs)) {
     if (!(name in raw)) continue;
     const value = raw[name];
     if (value === null) {
       // JSON null: "clear this field" for optional arguments (DECISIONS.md)
-      args[name] = null;
+      args[name] = out[domainName(name, spec)] = null;
       continue;
     }
     if (hasNul(value)) {
@@ -111,10 +195,10 @@ export async function resolveArgs<S>(
       }
       if (verdict instanceof Accepted) final = verdict.value;
     }
-    args[name] = final;
+    args[name] = out[domainName(name, spec)] = final;
   }
   if (Object.keys(failures).length > 0) throw errors.invalidParams(failures);
-  return args;
+  return out as Resolved<A>;
 }
 
 /** Text with U+0000 is never valid input (and PostgreSQL cannot store it). */
@@ -246,6 +330,4 @@ export function coerce(value: unknown, schema: TSchema, name: string): unknown {
 
 // ---- checks shared by many routes -------------------------------------------------------------------
 
-export const nonEmptyString: ArgCheck = (value: string) => (value.trim() === '' ? invalid() : undefined);
-
-export const positiveInteger: ArgCheck = (value: number) => (value < 1 ? invalid() : undefined);
+export const nonEmptyString = (value: string) => (value.trim() === '' ? invalid() : undefined);

@@ -10,18 +10,25 @@ import { isAuthenticated } from '../domain/actor.js';
 import { errors } from '../domain/errors.js';
 import type { Services } from '../domain/services.js';
 import { filterFields, parseFields } from './fields.js';
-import { resolveArgs, type Args } from './params.js';
+import { resolveArgs, type Args, type Resolved } from './params.js';
 import { NAMESPACE, type Urls } from './urls.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export const UPDATE_METHODS: readonly HttpMethod[] = ['POST', 'PUT', 'PATCH'];
 
-export interface RouteContext {
-  readonly args: Record<string, any>;
+export interface RouteContext<R = Readonly<Record<string, unknown>>> {
+  /** The route's arguments, resolved and typed from its declarations, by domain name. */
+  readonly args: R;
   readonly actor: Actor;
   readonly services: Services;
   readonly urls: Urls;
   readonly request: FastifyRequest;
+  /** The declaration being served (collections read how each argument is carried into emitted URLs). */
+  readonly spec: RouteSpec;
+  /** What the request sent, by wire name: the query string and the body's fields (for `carry: 'given'/'raw'`). */
+  readonly sent: Readonly<Record<string, unknown>>;
+  /** Whether the request body (not the path or query) has this field: by-slug renames, tags' `parent`. */
+  bodyHas(name: string): boolean;
 }
 
 export interface RouteResponse {
@@ -30,26 +37,34 @@ export interface RouteResponse {
   readonly headers?: Readonly<Record<string, string | number>>;
 }
 
-export interface RouteSpec {
+export interface RouteSpec<A extends Args = Args> {
   readonly methods: readonly HttpMethod[];
   /** Path under the namespace; `:id` matches digits, any other `:name` one path segment. */
   readonly path: string;
   readonly summary: string;
-  readonly args: Args<Services>;
+  readonly args: A;
   /** Response body schema per status code (documentation and serialisation). */
   readonly responses?: Readonly<Record<number, TSchema>>;
   /** Body fields a handler reads itself, beside the arguments (documentation only). */
-  readonly bodyOnly?: Args<Services>;
+  readonly bodyOnly?: Args;
   /** Error statuses the route can answer besides 400 and 401 (documentation). */
   readonly errors?: readonly number[];
   /** WordPress' permission_callback: runs after validation; false → 401/403 `rest_forbidden`. */
-  readonly permission?: (actor: Actor, args: Record<string, any>) => boolean;
+  readonly permission?: (actor: Actor, args: Resolved<A>) => boolean;
   /**
    * Whether this caller may call the route's methods on what the path names (its raw path parameters), for
    * the `Allow` header, which lists only those. Absent: anyone may.
    */
   readonly allowed?: (actor: Actor, params: Readonly<Record<string, string>>, services: Services) => boolean | Promise<boolean>;
-  readonly handler: (ctx: RouteContext) => Promise<RouteResponse>;
+  readonly handler: (ctx: RouteContext<Resolved<A>>) => Promise<RouteResponse>;
+}
+
+/**
+ * Declares a route: `args` types the handler's `ctx.args` (and `permission`'s), so a misspelt argument or a
+ * wrong type fails to compile. The registry keeps routes without their argument types.
+ */
+export function route<A extends Args>(spec: RouteSpec<A>): RouteSpec {
+  return spec as unknown as RouteSpec;
 }
 
 /** WordPress' route pattern for a path: `/events/:id` → `/events/(?P<id>\d+)`. */
@@ -109,15 +124,13 @@ export class RouteRegistry {
           const spec = byMethod.get(method);
           if (!spec) throw errors.noRoute();
           const query = (request.query ?? {}) as Record<string, unknown>;
-          const args = await resolveArgs(
-            spec.args,
-            { path: (request.params ?? {}) as Record<string, unknown>, body: bodyObject(request.body), query },
-            services,
-            request.actor,
-          );
+          const body = bodyObject(request.body);
+          const args = await resolveArgs(spec.args, { path: (request.params ?? {}) as Record<string, unknown>, body, query }, services, request.actor);
           const actor = request.actor;
           if (spec.permission && !spec.permission(actor, args)) throw errors.forbidden(isAuthenticated(actor));
-          const result = await spec.handler({ args, actor, services, urls, request });
+          const sent = { ...query, ...body };
+          const bodyHas = (name: string) => body !== undefined && Object.prototype.hasOwnProperty.call(body, name);
+          const result = await spec.handler({ args, actor, services, urls, request, spec, sent, bodyHas });
           reply.code(result.status ?? 200);
           reply.header('Allow', await allow(request));
           if (result.headers) for (const [k, v] of Object.entries(result.headers)) reply.header(k, v);

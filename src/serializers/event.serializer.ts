@@ -1,70 +1,19 @@
 /**
  * The event object of CONTRACT.md §2.1: every key, in the original's order, with its types (author as a
  * string, date details as zero-padded strings, `venue` `[]` when none, `image` false when none). `json_ld` only
- * for single reads.
+ * for single reads. Typed from the Event schema: a key missing here fails to compile.
  */
 import { autop, escHtml, texturize } from '../domain/content/html.js';
-import { costDetails, costNumbers, formatCost, type CostDetails } from '../domain/events/cost.js';
+import { costDetails, costNumbers, formatCost } from '../domain/events/cost.js';
 import type { EventView } from '../domain/events/event.service.js';
 import { CATEGORIES, TAGS } from '../domain/terms/term.js';
 import type { Urls } from '../http/urls.js';
 import { formatIsoWithOffset, getZone, parseWall, wallToMs } from '../time/zones.js';
-import { serializeImage, type ImageResponse } from './image.serializer.js';
-import { serializeEmbeddedTerm, type EmbeddedTerm } from './term.serializer.js';
+import type { EventResponse } from '../http/routes/events/events.schemas.js';
+import type { DateDetails } from '../http/schemas/components.schemas.js';
+import { serializeImage } from './image.serializer.js';
+import { serializeEmbeddedTerm } from './term.serializer.js';
 import { organizerJsonLd, serializeOrganizer, serializeVenue, venueJsonLd } from './linked.serializer.js';
-
-export interface DateDetails {
-  year: string;
-  month: string;
-  day: string;
-  hour: string;
-  minutes: string;
-  seconds: string;
-}
-
-export interface EventResponse {
-  id: number;
-  global_id: string;
-  global_id_lineage: string[];
-  author: string;
-  status: string;
-  date: string;
-  date_utc: string;
-  modified: string;
-  modified_utc: string;
-  url: string;
-  rest_url: string;
-  title: string;
-  description: string;
-  excerpt: string;
-  slug: string;
-  image: ImageResponse | false;
-  all_day: boolean;
-  start_date: string;
-  start_date_details: DateDetails;
-  end_date: string;
-  end_date_details: DateDetails;
-  utc_start_date: string;
-  utc_start_date_details: DateDetails;
-  utc_end_date: string;
-  utc_end_date_details: DateDetails;
-  timezone: string;
-  timezone_abbr: string;
-  cost: string;
-  cost_details: CostDetails;
-  website: string;
-  show_map: boolean;
-  show_map_link: boolean;
-  hide_from_listings: boolean;
-  sticky: boolean;
-  featured: boolean;
-  categories: EmbeddedTerm[];
-  tags: EmbeddedTerm[];
-  venue: unknown[] | Record<string, unknown>;
-  organizer: Record<string, unknown>[];
-  custom_fields: unknown[];
-  json_ld?: Record<string, unknown>;
-}
 
 export function dateDetails(value: string): DateDetails {
   return {

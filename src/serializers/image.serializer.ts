@@ -1,14 +1,5 @@
+import type { ImageResponse } from '../http/schemas/components.schemas.js';
 import type { ImageRecord } from '../storage/stores/image.store.js';
-
-export interface ImageResponse {
-  url: string;
-  id: number;
-  extension?: string;
-  width?: number;
-  height?: number;
-  filesize?: number;
-  sizes?: Record<string, unknown>;
-}
 
 /** The image object: empty values dropped, as the original drops them. */
 export function serializeImage(image: ImageRecord | undefined): ImageResponse | false {
@@ -21,4 +12,3 @@ export function serializeImage(image: ImageRecord | undefined): ImageResponse | 
   if (Object.keys(image.sizes).length > 0) out.sizes = image.sizes;
   return out;
 }
-

@@ -1,15 +1,25 @@
 /**
- * Venue and organizer objects (CONTRACT.md §2.2, §2.3): keys in the original's order, empty values dropped
- * (PHP-falsy: '', '0', 0, false, []); venues always end with show_map, show_map_link, global_id and
- * global_id_lineage. `json_ld` in single contexts.
+ * Venue and organizer objects (CONTRACT.md §2.2, §2.3): keys in the original's order; the keys the schema marks
+ * optional are dropped when empty (PHP-falsy: '', '0', 0, false, []), as the original drops them. Each serializer
+ * writes every key of its schema (a missing one fails to compile). `json_ld` in single contexts.
  */
+import type { TObject } from '@sinclair/typebox';
 import { autop, texturize } from '../domain/content/html.js';
 import type { LinkedView } from '../domain/linked/linked.service.js';
-import type { LinkedRecord, OrganizerRecord, VenueRecord } from '../domain/linked/linked.js';
+import type { LinkedType, OrganizerRecord, RecordOf, VenueRecord } from '../domain/linked/linked.js';
+import {
+  OrganizerSchema,
+  VenueSchema,
+  type OrganizerResponse,
+  type VenueResponse,
+} from '../http/routes/venues-organizers/venues-organizers.schemas.js';
 import type { Urls } from '../http/urls.js';
 import { serializeImage } from './image.serializer.js';
 
 type Json = Record<string, unknown>;
+
+/** Every key of a response type, present (possibly undefined): what a serializer must write. */
+type Complete<T> = { [K in keyof Required<T>]: T[K] | undefined };
 
 function empty(value: unknown): boolean {
   return (
@@ -23,34 +33,20 @@ function empty(value: unknown): boolean {
   );
 }
 
-/** Copies the entries whose value is not empty, in order. */
-function compact(entries: [string, unknown][]): Json {
+/** The object with its empty optional keys (those not in the schema's `required`) left out, in order. */
+function dropEmptyOptional<T>(schema: TObject, full: Complete<T>): T {
+  const required = new Set(schema.required ?? []);
   const out: Json = {};
-  for (const [k, v] of entries) if (!empty(v)) out[k] = v;
-  return out;
-}
-
-function head(view: LinkedView, urls: Urls, nameKey: 'venue' | 'organizer'): [string, unknown][] {
-  const r: LinkedRecord = view.record;
-  return [
-    ['id', r.id],
-    ['author', String(r.authorId)],
-    ['status', r.status],
-    ['date', r.date],
-    ['date_utc', r.dateUtc],
-    ['modified', r.modified],
-    ['modified_utc', r.modifiedUtc],
-    ['url', urls.permalink(r.type, r.slug, r.id)],
-    [nameKey, texturize(r.title)],
-    ['description', autop(r.content)],
-    ['excerpt', autop(r.excerpt)],
-    ['slug', r.slug],
-    ['image', serializeImage(view.image)],
-  ];
+  for (const [k, v] of Object.entries(full)) if (required.has(k) || !empty(v)) out[k] = v;
+  return out as T;
 }
 
 function plain(html: string): string {
   return html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+}
+
+function compact(entries: [string, unknown][]): Json {
+  return Object.fromEntries(entries.filter(([, v]) => !empty(v)));
 }
 
 export function venueJsonLd(view: LinkedView<VenueRecord>, urls: Urls): Json {
@@ -85,42 +81,76 @@ export function organizerJsonLd(view: LinkedView<OrganizerRecord>): Json {
   return ld;
 }
 
-export function serializeVenue(view: LinkedView<VenueRecord>, urls: Urls, options: { single?: boolean } = {}): Json {
+/** What both kinds start with, up to the image. */
+function head(view: LinkedView<VenueRecord | OrganizerRecord>, urls: Urls) {
+  const r = view.record;
+  return {
+    id: r.id,
+    author: String(r.authorId),
+    status: r.status,
+    date: r.date,
+    date_utc: r.dateUtc,
+    modified: r.modified,
+    modified_utc: r.modifiedUtc,
+    url: urls.permalink(r.type, r.slug, r.id),
+  };
+}
+
+function body(view: LinkedView<VenueRecord | OrganizerRecord>) {
+  const r = view.record;
+  return { description: autop(r.content), excerpt: autop(r.excerpt), slug: r.slug, image: serializeImage(view.image) || undefined };
+}
+
+export function serializeVenue(view: LinkedView<VenueRecord>, urls: Urls, options: { single?: boolean } = {}): VenueResponse {
   const v = view.record;
   const globalId = urls.globalId(v.id);
-  return {
-    ...compact([
-      ...head(view, urls, 'venue'),
-      ['address', v.address],
-      ['city', v.city],
-      ['country', v.country],
-      ['province', v.province],
-      ['state', v.state],
-      ['zip', v.zip],
-      ['phone', v.phone],
-      ['website', v.website],
-      ['stateprovince', v.stateprovince],
-      ['geo_lat', v.geoLat],
-      ['geo_lng', v.geoLng],
-      ['json_ld', options.single ? venueJsonLd(view, urls) : undefined],
-    ]),
+  return dropEmptyOptional<VenueResponse>(VenueSchema, {
+    ...head(view, urls),
+    venue: texturize(v.title),
+    ...body(view),
+    address: v.address,
+    city: v.city,
+    country: v.country,
+    province: v.province,
+    state: v.state,
+    zip: v.zip,
+    phone: v.phone,
+    website: v.website,
+    stateprovince: v.stateprovince,
+    geo_lat: v.geoLat ?? undefined,
+    geo_lng: v.geoLng ?? undefined,
+    json_ld: options.single ? venueJsonLd(view, urls) : undefined,
     show_map: v.showMap,
     show_map_link: v.showMapLink,
     global_id: globalId,
     global_id_lineage: [globalId],
-  };
+  });
 }
 
-export function serializeOrganizer(view: LinkedView<OrganizerRecord>, urls: Urls, options: { single?: boolean } = {}): Json {
+export function serializeOrganizer(view: LinkedView<OrganizerRecord>, urls: Urls, options: { single?: boolean } = {}): OrganizerResponse {
   const o = view.record;
   const globalId = urls.globalId(o.id);
-  return compact([
-    ...head(view, urls, 'organizer'),
-    ['phone', o.phone],
-    ['website', o.website],
-    ['email', o.email],
-    ['json_ld', options.single ? organizerJsonLd(view) : undefined],
-    ['global_id', globalId],
-    ['global_id_lineage', [globalId]],
-  ]);
+  return dropEmptyOptional<OrganizerResponse>(OrganizerSchema, {
+    ...head(view, urls),
+    organizer: texturize(o.title),
+    ...body(view),
+    phone: o.phone,
+    website: o.website,
+    email: o.email,
+    json_ld: options.single ? organizerJsonLd(view) : undefined,
+    global_id: globalId,
+    global_id_lineage: [globalId],
+  });
+}
+
+/** The object of either kind. */
+export function serializeLinked<T extends LinkedType>(
+  type: T,
+  view: LinkedView<RecordOf<T>>,
+  urls: Urls,
+  options: { single?: boolean } = {},
+): VenueResponse | OrganizerResponse {
+  return type === 'venue'
+    ? serializeVenue(view as LinkedView<VenueRecord>, urls, options)
+    : serializeOrganizer(view as LinkedView<OrganizerRecord>, urls, options);
 }

@@ -3,40 +3,11 @@
  * events. Each field is written out here and nowhere else.
  */
 import type { TaxonomyInfo, Term } from '../domain/terms/term.js';
+import type { CategoryResponse, TagResponse } from '../http/routes/categories-tags/categories-tags.schemas.js';
+import type { EmbeddedTerm, TermUrls } from '../http/schemas/components.schemas.js';
 import type { Urls } from '../http/urls.js';
 
-export interface TermUrls {
-  self: string;
-  collection: string;
-  up?: string;
-}
-
-export interface TermResponse {
-  id: number;
-  count: number;
-  description: string;
-  name: string;
-  slug: string;
-  taxonomy: string;
-  parent?: number;
-  meta: never[];
-  url: string;
-  urls: TermUrls;
-}
-
-export interface EmbeddedTerm {
-  name: string;
-  slug: string;
-  term_group: number;
-  term_taxonomy_id: number;
-  taxonomy: string;
-  description: string;
-  parent: number;
-  count: number;
-  filter: 'raw';
-  id: number;
-  urls: TermUrls;
-}
+export type TermResponse = CategoryResponse | TagResponse;
 
 /** Slug path of a category from the root (`parent/child`), from a map of the whole tree. */
 export type TermTree = ReadonlyMap<number, { slug: string; parentId: number }>;

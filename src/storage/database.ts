@@ -6,6 +6,7 @@
  * categories and tags share the ids of `terms`.
  */
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { PostType } from '../domain/posts/post.js';
 
 export type Flag = 0 | 1;
 
@@ -30,7 +31,7 @@ export interface AppPasswordsTable {
   created_at: string;
 }
 
-export type PostType = 'event' | 'venue' | 'organizer' | 'image';
+export type { PostType };
 
 export interface PostsTable {
   id: Generated<number>;
@@ -100,6 +101,8 @@ export interface VenuesTable {
   show_map_link: Flag;
   geo_lat: number | null;
   geo_lng: number | null;
+  /** 1: `stateprovince` was sent and stays; 0: it follows state/province/country (migration 0005). */
+  stateprovince_explicit: Generated<Flag>;
 }
 
 export interface OrganizersTable {

@@ -12,7 +12,7 @@ import { migrate } from './migrations/migrator.js';
 import { EventStore } from './stores/event.store.js';
 import { ImageStore } from './stores/image.store.js';
 import { LinkedStore } from './stores/linked.store.js';
-import type { OrganizerRecord, VenueRecord } from '../domain/linked/linked.js';
+import type { LinkedType } from '../domain/linked/linked.js';
 import { PostStore } from './stores/post.store.js';
 import { TermStore } from './stores/term.store.js';
 import { UserStore } from './stores/user.store.js';
@@ -23,8 +23,8 @@ export class Storage {
   readonly posts: PostStore;
   readonly events: EventStore;
   readonly images: ImageStore;
-  readonly venues: LinkedStore<VenueRecord>;
-  readonly organizers: LinkedStore<OrganizerRecord>;
+  readonly venues: LinkedStore<'venue'>;
+  readonly organizers: LinkedStore<'organizer'>;
 
   constructor(
     readonly dialect: Dialect,
@@ -37,8 +37,13 @@ export class Storage {
     this.posts = new PostStore(db);
     this.events = new EventStore(db, dialect);
     this.images = new ImageStore(db);
-    this.venues = new LinkedStore<VenueRecord>(db, dialect, 'venue');
-    this.organizers = new LinkedStore<OrganizerRecord>(db, dialect, 'organizer');
+    this.venues = new LinkedStore(db, dialect, 'venue');
+    this.organizers = new LinkedStore(db, dialect, 'organizer');
+  }
+
+  /** The store of a linked kind. */
+  linked<T extends LinkedType>(type: T): LinkedStore<T> {
+    return (type === 'venue' ? this.venues : this.organizers) as LinkedStore<LinkedType> as LinkedStore<T>;
   }
 
   /**

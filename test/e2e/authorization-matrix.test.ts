@@ -78,7 +78,7 @@ describe('authorization matrix', () => {
     return t.close();
   });
 
-  const admin = (): Actor => ({ kind: 'user', id: t.users.administrator.id, login: 'administrator', role: 'administrator' });
+  const admin = (): Actor => t.actor('administrator');
   let counter = 0;
 
   async function make(type: 'event' | 'venue' | 'organizer', owner: Caller, status: Status): Promise<Obj> {
@@ -92,7 +92,7 @@ describe('authorization matrix', () => {
       id = (await t.app.services.events.create(admin(), { title: `Matrix ${n}`, startDate: '+1 day', endDate: '+1 day 1 hour', status: wanted, author, date })).record.id;
     } else {
       const svc = type === 'venue' ? t.app.services.venues : t.app.services.organizers;
-      id = (await svc.create(admin(), { name: `Matrix ${type} ${n}`, status: wanted, author, date, meta: {} })).record.id;
+      id = (await svc.create(admin(), { title: `Matrix ${type} ${n}`, status: wanted, author, date })).record.id;
     }
     // a draft or pending post gets a slug only once published; give them one to reach the slug routes
     const slug = `matrix-${type}-${n}`;

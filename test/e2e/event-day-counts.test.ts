@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ANONYMOUS } from '../../src/domain/actor.js';
+import { listVisibility } from '../../src/domain/visibility.js';
 import { countableByDays } from '../../src/storage/stores/event.store.js';
 import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
 import { insertRawEvent, makeEvent } from '../helpers/factories.js';
@@ -93,18 +95,23 @@ describe('per-day event counts', () => {
   });
 
   it('are used only for statuses and whole days; anything else is counted exactly', () => {
-    const pub = { kind: 'public' } as const;
+    const pub = listVisibility(ANONYMOUS);
     assert.deepEqual(countableByDays({ visibility: pub, startGte: '2027-01-01 00:00:00', endLte: '2027-12-31 23:59:59', termGroups: [] }), {
       from: '2027-01-01',
       to: '2027-12-31',
+      statuses: ['publish'],
     });
-    assert.deepEqual(countableByDays({ visibility: { kind: 'all', userId: 1 }, statuses: ['draft'] }), { from: undefined, to: undefined });
+    assert.deepEqual(countableByDays({ visibility: listVisibility(t.actor('editor')), statuses: ['draft'] }), {
+      from: undefined,
+      to: undefined,
+      statuses: 'all',
+    });
     assert.equal(countableByDays({ visibility: pub, startGte: '2027-01-01 10:00:00' }), undefined, 'not a whole day');
     assert.equal(countableByDays({ visibility: pub, endLte: '2027-01-01 23:59:58' }), undefined, 'not a whole day');
     assert.equal(countableByDays({ visibility: pub, featured: false }), undefined);
     assert.equal(countableByDays({ visibility: pub, termGroups: [[3]] }), undefined);
     assert.equal(countableByDays({ visibility: pub, include: [] }), undefined);
     assert.equal(countableByDays({ visibility: pub, startLt: '2027-01-01 23:59:59' }), undefined);
-    assert.equal(countableByDays({ visibility: { kind: 'own', userId: 3 } }), undefined, 'own drafts need the post row');
+    assert.equal(countableByDays({ visibility: listVisibility(t.actor('author')) }), undefined, 'own drafts need the post row');
   });
 });

@@ -72,7 +72,7 @@ describe('events with venues and organizers', () => {
       organizers: (await t.get('/organizers', { query: { search: 'Atomic' }, as: 'editor' })).body.total,
       categories: (await t.get('/categories', { query: { search: 'atomic', hide_empty: 0 } })).body.total,
     };
-    const admin = { kind: 'user', id: t.users.administrator.id, login: 'administrator', role: 'administrator' } as const;
+    const admin = t.actor('administrator');
     // the second organizer reference names a venue: it fails after the first organizer and the category exist
     await assert.rejects(
       t.app.services.events.create(admin, {
@@ -80,7 +80,7 @@ describe('events with venues and organizers', () => {
         startDate: '2030-01-01',
         endDate: '2030-01-01',
         categories: ['atomic-category'],
-        organizers: [{ create: { name: 'Atomic organizer', meta: {} } }, { id: v.id }],
+        organizers: [{ create: { title: 'Atomic organizer' } }, { id: v.id }],
       }),
       (e: any) => e.code === 'rest_invalid_param',
     );

@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Actor } from '../../src/domain/actor.js';
 import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
 
 const MARK = 'ZZSECRETZZ';
@@ -20,16 +19,16 @@ describe('no leaks of what a caller may not read', () => {
 
   before(async () => {
     t = await createTestApp();
-    const admin: Actor = { kind: 'user', id: t.users.administrator.id, login: 'administrator', role: 'administrator' };
+    const admin = t.actor('administrator');
     const owner = t.users.contributor.id;
     const { events, venues, organizers, categories } = t.app.services;
     // terms are public: the category itself carries no marker
     const cat = await categories.create(admin, { name: 'Leak test category' });
     secretCategory = cat.id;
-    const venue = await venues.create(admin, { name: `${MARK} venue`, status: 'draft', author: owner, meta: { city: MARK } });
-    const trashedVenue = await venues.create(admin, { name: `${MARK} trashed venue`, author: owner, meta: {} });
+    const venue = await venues.create(admin, { title: `${MARK} venue`, status: 'draft', author: owner, city: MARK });
+    const trashedVenue = await venues.create(admin, { title: `${MARK} trashed venue`, author: owner });
     await venues.remove(admin, trashedVenue.record.id);
-    const organizer = await organizers.create(admin, { name: `${MARK} organizer`, status: 'pending', author: owner, meta: { email: `${MARK}@x.org` } });
+    const organizer = await organizers.create(admin, { title: `${MARK} organizer`, status: 'pending', author: owner, email: `${MARK}@x.org` });
     secretIds.push(venue.record.id, trashedVenue.record.id, organizer.record.id);
     for (const status of ['draft', 'pending', 'private', 'publish', 'trash'] as const) {
       const e = await events.create(admin, {

@@ -237,7 +237,8 @@ describe('namespace index', () => {
     const item = routes['/calendar/events/v1/categories/(?P<id>\\d+)'];
     assert.deepEqual(item.methods, ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
     assert.equal(item._links, undefined);
-    assert.equal(item.endpoints[0].args.id.required, false);
+    // path arguments are required, as the original's index says (fixtures/tec-6.17 anonymous/index)
+    assert.equal(item.endpoints[0].args.id.required, true);
 
     const self = routes['/calendar/events/v1'];
     assert.deepEqual(self.endpoints[0].args.namespace, { default: 'calendar/events/v1', type: 'string', required: false });

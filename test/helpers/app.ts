@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
-import { ROLES, type Role } from '../../src/domain/actor.js';
+import { ANONYMOUS, ROLES, type Actor, type Role } from '../../src/domain/actor.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 
@@ -52,6 +52,8 @@ export interface TestApp {
   patch(path: string, options?: RequestOptions): Promise<Response>;
   del(path: string, options?: RequestOptions): Promise<Response>;
   authHeader(caller: Caller): Record<string, string>;
+  /** The actor a caller is, for calling services directly (the users made for this app). */
+  actor(caller: Exclude<Caller, 'bad'>): Actor;
   close(): Promise<void>;
 }
 
@@ -125,6 +127,10 @@ export async function createTestApp(
     patch: (p, o) => request('PATCH', p, o),
     del: (p, o) => request('DELETE', p, o),
     authHeader,
+    actor: (caller) =>
+      caller === 'anonymous'
+        ? ANONYMOUS
+        : { kind: 'user', id: users[caller].id, login: users[caller].login, role: caller === 'author2' ? 'author' : caller === 'contributor2' ? 'contributor' : caller },
     async close() {
       await app.close();
       await db.drop();

@@ -14,8 +14,7 @@ export async function makeTerm(
   overrides: { name?: string; slug?: string; description?: string; parent?: number } = {},
 ) {
   const svc = taxonomy === 'tribe_events_cat' ? t.app.services.categories : t.app.services.tags;
-  const admin = { kind: 'user', id: t.users.administrator.id, login: 'administrator', role: 'administrator' } as const;
-  return svc.create(admin, { name: overrides.name ?? unique('Term'), ...overrides });
+  return svc.create(t.actor('administrator'), { name: overrides.name ?? unique('Term'), ...overrides });
 }
 
 export const makeCategory = (t: TestApp, o: Parameters<typeof makeTerm>[2] = {}) => makeTerm(t, 'tribe_events_cat', o);

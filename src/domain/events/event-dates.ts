@@ -3,16 +3,10 @@
  * instants in UTC, and the zone's abbreviation at the start (CONTRACT.md §6.2, §9.1, §9.2).
  */
 import { parseDateInput, type ParsedDate } from '../../time/strtotime.js';
+import type { EventDetails } from './event.js';
 import { findZone, formatUtcMs, formatWall, parseWall, zonedWallToUtcMs, type WallTime, type Zone } from '../../time/zones.js';
 
-export interface EventDates {
-  start_date: string;
-  end_date: string;
-  start_utc: string;
-  end_utc: string;
-  timezone: string;
-  timezone_abbr: string;
-}
+export type EventDates = Pick<EventDetails, 'startDate' | 'endDate' | 'startUtc' | 'endUtc' | 'timezone' | 'timezoneAbbr'>;
 
 /** The zone name as stored: `UTC` spelled one way, anything else as given. */
 export function canonicalZoneName(name: string): string {
@@ -44,12 +38,12 @@ export function computeEventDates(start: WallTime, end: WallTime, allDay: boolea
   const startMs = zonedWallToUtcMs(s, zone);
   const endMs = zonedWallToUtcMs(e, zone);
   return {
-    start_date: formatWall(s),
-    end_date: formatWall(e),
-    start_utc: formatUtcMs(startMs),
-    end_utc: formatUtcMs(endMs),
+    startDate: formatWall(s),
+    endDate: formatWall(e),
+    startUtc: formatUtcMs(startMs),
+    endUtc: formatUtcMs(endMs),
     timezone: zoneName,
-    timezone_abbr: zone.abbreviationAt(startMs),
+    timezoneAbbr: zone.abbreviationAt(startMs),
   };
 }
 

@@ -1,25 +1,26 @@
 /**
  * Events: read, list, create, update (partial, DECISIONS.md), trash. Every method takes the actor first and
- * asks the policy before it writes; every write is one transaction (terms and images it creates included).
+ * asks the policy before it writes; every write is one transaction (terms, venues, organizers and images it
+ * creates included). The shared post part of every write is the PostWriter's; this adds the calendar details,
+ * the links and the terms.
  */
-import type { Config } from '../../config/config.js';
 import type { Storage } from '../../storage/storage.js';
 import type { ImageRecord } from '../../storage/stores/image.store.js';
-import { writtenEvent, type EventFields, type EventPostFields } from '../../storage/stores/event.store.js';
 import { getZone, parseWall } from '../../time/zones.js';
 import { isAuthenticated, type Actor } from '../actor.js';
 import { errors } from '../errors.js';
-import { can, canDeletePost, canEditPost, canReadPost, listVisibility } from '../policies.js';
-import { applyScheduling, needsSlug, scaleBackStatus, SLUG_UNIQUE_STATUSES, TRASHED_SUFFIX } from '../posts/status.js';
-import { firstFreeSlug, sanitizeSlug } from '../slugs.js';
-import { assertMayWrite, filterHtml, postStamp, publicationMs, publicationUpdate, resolveImage, retryOnConflict, trashFields } from '../posts/post-writes.js';
+import type { LinkedService, LinkedView } from '../linked/linked.service.js';
+import type { OrganizerRecord, VenueRecord } from '../linked/linked.js';
+import { can, canReadPost } from '../policies.js';
+import { PostWriter, type PostKind } from '../posts/post-writer.js';
+import { assertMayWrite, postStamp, retryOnConflict } from '../posts/post-writes.js';
 import type { Term } from '../terms/term.js';
 import type { TermService } from '../terms/term.service.js';
+import { listVisibility } from '../visibility.js';
 import { deriveCurrency } from './cost.js';
-import type { EventInput, EventListFilter, EventRecord, LinkedRef } from './event.js';
-import type { LinkedView, LinkedService } from '../linked/linked.service.js';
-import type { LinkedRecord, OrganizerRecord, VenueRecord } from '../linked/linked.js';
 import { canonicalZoneName, computeEventDates, readDate } from './event-dates.js';
+import { parseSearch, resolveDateWindow } from './event-query.js';
+import type { EventDetails, EventInput, EventListQuery, EventRecord, LinkedRef } from './event.js';
 
 /** An event with what its representation embeds (venue and organizers only when the caller may read them). */
 export interface EventView {
@@ -31,18 +32,40 @@ export interface EventView {
   readonly organizers: readonly LinkedView<OrganizerRecord>[];
 }
 
-const flag = (b: boolean) => (b ? 1 : 0) as 0 | 1;
+export interface EventPage {
+  readonly items: readonly EventView[];
+  readonly total: number;
+  /** The filters as applied where they differ from the query (see ListPage in http/collection.ts). */
+  readonly effective: Readonly<Record<string, unknown>>;
+  readonly stableForMs?: number;
+}
+
+const EVENT: PostKind<EventRecord, EventDetails> = {
+  type: 'event',
+  draftSlugs: false,
+  notFound: errors.eventNotFound,
+  wrongType: errors.invalidEventId,
+  inTrash: errors.eventInTrash,
+  store: (s) => s.events,
+};
+
+/** A list whose date window is whole days stays right this long (the window moves once a day). */
+const STABLE_WINDOW_MS = 60_000;
 
 export class EventService {
+  private readonly writer: PostWriter<EventRecord, EventDetails>;
+
   constructor(
     private readonly storage: Storage,
-    private readonly config: Config,
+    private readonly siteZone: string,
     private readonly categories: TermService,
     private readonly tags: TermService,
-    private readonly venues: LinkedService<VenueRecord>,
-    private readonly organizers: LinkedService<OrganizerRecord>,
+    private readonly venues: LinkedService<'venue'>,
+    private readonly organizers: LinkedService<'organizer'>,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    this.writer = new PostWriter(storage, siteZone, EVENT, clock);
+  }
 
   // ---- reads -------------------------------------------------------------------------------------------
 
@@ -73,18 +96,77 @@ export class EventService {
     if (!canReadPost(actor, record)) throw errors.eventNotAccessible();
   }
 
-  async list(
-    actor: Actor,
-    filter: Omit<EventListFilter, 'visibility'>,
-    page: number,
-    perPage: number,
-  ): Promise<{ events: EventView[]; total: number }> {
+  /**
+   * One page of `GET /events` (CONTRACT.md §3): the date window (defaults, whole days or exact instants,
+   * relative bounds), the filters, what the caller may see; and the effective filters, for emitted URLs.
+   */
+  async list(actor: Actor, q: EventListQuery): Promise<EventPage> {
+    const include = q.include ?? undefined;
+    const nowMs = this.clock();
+    const windowAt = (ms: number) =>
+      resolveDateWindow(
+        {
+          start_date: q.startDate ?? undefined,
+          end_date: q.endDate ?? undefined,
+          starts_before: q.startsBefore ?? undefined,
+          starts_after: q.startsAfter ?? undefined,
+          ends_before: q.endsBefore ?? undefined,
+          ends_after: q.endsAfter ?? undefined,
+        },
+        { strict: q.strictDates, include: include !== undefined, nowMs: ms, siteZone: this.siteZone },
+      );
+    const window = windowAt(nowMs);
+    const lat = q.geolocLat ?? undefined;
+    const lng = q.geolocLng ?? undefined;
+    if ((lat === undefined) !== (lng === undefined)) {
+      throw errors.invalidParam(lat === undefined ? 'geoloc_lat' : 'geoloc_lng', 'geoloc_lat and geoloc_lng go together.');
+    }
+    const hasGeo = q.hasGeoloc ?? q.geoloc ?? undefined;
+    const statuses = q.statuses && !q.statuses.includes('any') ? q.statuses : undefined;
+    const termGroups = [q.categories, q.tags].filter((g): g is readonly number[] => Array.isArray(g));
+    const perPage = q.perPage;
     const { events, total } = await this.storage.events.list(
-      { ...filter, visibility: listVisibility(actor) },
+      {
+        visibility: listVisibility(actor),
+        statuses,
+        startGte: window.startGte,
+        endLte: window.endLte,
+        startLt: window.startLt,
+        startGt: window.startGt,
+        endLt: window.endLt,
+        endGt: window.endGt,
+        search: q.search ? parseSearch(q.search) : undefined,
+        termGroups,
+        featured: q.featured ?? undefined,
+        include,
+        postParent: q.postParent ?? undefined,
+        venueIds: q.venues ?? undefined,
+        organizerIds: q.organizers ?? undefined,
+        hasGeo,
+        near: lat !== undefined && lng !== undefined ? { lat, lng, km: q.geolocDistance } : undefined,
+        orderByDate: include !== undefined,
+      },
       perPage,
-      (page - 1) * perPage,
+      (q.page - 1) * perPage,
     );
-    return { events: await this.views(events, actor), total };
+    // callers who cannot edit events list published ones: their URLs say so, as the original's do
+    const status = statuses !== undefined ? statuses.join(',') : can(actor, 'edit_posts') ? undefined : 'publish';
+    const effective = {
+      startDate: window.effective.start_date,
+      endDate: window.effective.end_date,
+      startsBefore: window.effective.starts_before,
+      startsAfter: window.effective.starts_after,
+      endsBefore: window.effective.ends_before,
+      endsAfter: window.effective.ends_after,
+      strictDates: q.strictDates ? true : undefined,
+      statuses: status,
+      hasGeoloc: hasGeo,
+      geolocDistance: lat !== undefined ? q.geolocDistance : undefined,
+    };
+    // the answer depends on the clock only through the window: when it is the same a minute from now (whole
+    // days, the default), it stays right for that minute unless something is written
+    const stable = JSON.stringify(windowAt(nowMs + STABLE_WINDOW_MS)) === JSON.stringify(window);
+    return { items: await this.views(events, actor), total, effective, stableForMs: stable ? STABLE_WINDOW_MS : undefined };
   }
 
   /** Embedded data for any number of events in a fixed number of queries. */
@@ -101,7 +183,7 @@ export class EventService {
       .filter((id): id is number => id !== null);
     const images = await this.storage.images.findMany(imageIds);
     const image = (id: number | null) => (id === null ? undefined : images.get(id));
-    const readable = <R extends LinkedRecord>(r: R | undefined): LinkedView<R> | undefined =>
+    const readable = <R extends VenueRecord | OrganizerRecord>(r: R | undefined): LinkedView<R> | undefined =>
       r && canReadPost(actor, r) ? { record: r, image: image(r.imageId) } : undefined;
     return records.map((record) => {
       const own = terms.get(record.id) ?? [];
@@ -122,60 +204,45 @@ export class EventService {
 
   async create(actor: Actor, input: EventInput): Promise<EventView> {
     if (!can(actor, 'edit_posts')) throw errors.forbidden(isAuthenticated(actor));
-    const user = actor as Extract<Actor, { kind: 'user' }>;
     assertMayWrite(actor, input);
     const nowMs = this.clock();
     const zoneName = this.zoneName(input.timezone);
-    const start = this.date('start_date', input.startDate!, zoneName, nowMs);
-    const end = this.date('end_date', input.endDate!, zoneName, nowMs);
-    const dates = computeEventDates(start, end, input.allDay ?? false, zoneName);
-    const published = publicationMs(input, zoneName, nowMs) ?? nowMs;
-    const status = applyScheduling(scaleBackStatus(actor, input.status ?? undefined), published, nowMs);
-    const now = postStamp(nowMs, this.config.siteTimezone);
-    const pub = postStamp(published, this.config.siteTimezone);
+    const allDay = input.allDay ?? false;
+    const dates = computeEventDates(
+      this.date('start_date', input.startDate ?? '', zoneName, nowMs),
+      this.date('end_date', input.endDate ?? '', zoneName, nowMs),
+      allDay,
+      zoneName,
+    );
     const cost = input.cost ?? [];
     const currency = deriveCurrency(cost);
-
     const record = await retryOnConflict(() =>
       this.storage.transaction(async (tx) => {
-        const imageId = await resolveImage(tx, actor, input.image, now);
-        const slug = await this.slug(tx, input.slug ?? undefined, '', input.title ?? '', status);
-        const post: EventPostFields = {
-          status,
-          status_before_trash: null,
-          author_id: input.author ?? user.id,
-          title: filterHtml(actor, input.title ?? ''),
-          content: filterHtml(actor, input.description ?? ''),
-          excerpt: filterHtml(actor, input.excerpt ?? ''),
-          slug,
-          password: '',
-          parent_id: 0,
-          menu_order: input.sticky ? -1 : 0,
-          image_id: imageId,
-          date: pub.local,
-          date_utc: pub.utc,
-          modified: now.local,
-          modified_utc: now.utc,
-        };
-        const event: EventFields = {
-          ...dates,
-          all_day: flag(input.allDay ?? false),
-          cost: JSON.stringify(cost),
-          currency_symbol: currency.symbol,
-          currency_code: '',
-          currency_position: currency.position,
-          website: input.website === undefined ? null : (input.website ?? ''),
-          show_map: flag(input.showMap ?? false),
-          show_map_link: flag(input.showMapLink ?? false),
-          hide_from_listings: flag(input.hideFromListings ?? false),
-          featured: flag(input.featured ?? false),
-          venue_id: input.venue ? await this.linkVenue(tx, actor, input.venue) : null,
-        };
-        const newId = await tx.events.insert(post, event);
-        const termIds = await this.assignTerms(tx, newId, input, true);
-        if (input.organizers) await tx.events.setOrganizers(newId, await this.linkOrganizers(tx, actor, input.organizers));
-        await this.recount(tx, newId, [], false, status === 'publish', termIds);
-        return writtenEvent(newId, post, event, cost);
+        const written = await this.writer.insert(
+          tx,
+          actor,
+          input,
+          nowMs,
+          async () => ({
+            ...dates,
+            allDay,
+            cost,
+            currencySymbol: currency.symbol,
+            currencyCode: '',
+            currencyPosition: currency.position,
+            website: input.website === undefined ? null : (input.website ?? ''),
+            showMap: input.showMap ?? false,
+            showMapLink: input.showMapLink ?? false,
+            hideFromListings: input.hideFromListings ?? false,
+            featured: input.featured ?? false,
+            venueId: input.venue ? await this.linkVenue(tx, actor, input.venue) : null,
+          }),
+          { menuOrder: input.sticky ? -1 : 0 },
+        );
+        const termIds = await this.assignTerms(tx, written.id, input, true);
+        if (input.organizers) await tx.events.setOrganizers(written.id, await this.linkOrganizers(tx, actor, input.organizers));
+        await this.recount(tx, written.id, [], false, written.status === 'publish', termIds);
+        return written;
       }),
     );
     // everything but the embedded data is what was just written: no need to read it back
@@ -183,73 +250,40 @@ export class EventService {
   }
 
   async update(actor: Actor, id: number, input: EventInput): Promise<EventView> {
-    const access = await this.storage.posts.findAccess(id);
-    if (!access) {
-      if (!can(actor, 'edit_posts')) throw errors.forbidden(isAuthenticated(actor));
-      throw errors.eventNotFound(id);
-    }
-    if (!canEditPost(actor, access)) throw errors.forbidden(isAuthenticated(actor));
-    if (access.type !== 'event') throw errors.invalidEventId(id);
-    assertMayWrite(actor, input);
-    const nowMs = this.clock();
-
-    await retryOnConflict(() =>
-      this.storage.transaction(async (tx) => {
-        const current = await tx.events.find(id);
-        if (!current) throw errors.eventNotFound(id);
-        const now = postStamp(nowMs, this.config.siteTimezone);
-        const post: Partial<EventPostFields> = { modified: now.local, modified_utc: now.utc };
-        const event: Partial<EventFields> = {};
-
+    let termsBefore: number[] = [];
+    await this.writer.update(
+      actor,
+      id,
+      input,
+      async (tx, current, { nowMs }) => {
+        const details: { -readonly [K in keyof EventDetails]?: EventDetails[K] } = {};
         // dates: what was not sent keeps its wall clock; a new zone alone re-derives the UTC times
-        const zoneName = input.timezone === undefined ? current.timezone || this.config.siteTimezone : this.zoneName(input.timezone);
+        const zoneName = input.timezone === undefined ? current.timezone || this.siteZone : this.zoneName(input.timezone);
         const allDay = input.allDay ?? current.allDay;
-        const datesChanged =
-          input.startDate !== undefined || input.endDate !== undefined || input.timezone !== undefined || input.allDay !== undefined;
-        if (datesChanged) {
-          const start = input.startDate !== undefined ? this.date('start_date', input.startDate, zoneName, nowMs) : parseWall(current.startDate);
-          const end = input.endDate !== undefined ? this.date('end_date', input.endDate, zoneName, nowMs) : parseWall(current.endDate);
-          Object.assign(event, computeEventDates(start, end, allDay, zoneName));
-          event.all_day = flag(allDay);
+        if (input.startDate != null || input.endDate != null || input.timezone !== undefined || input.allDay !== undefined) {
+          const start = input.startDate != null ? this.date('start_date', input.startDate, zoneName, nowMs) : parseWall(current.startDate);
+          const end = input.endDate != null ? this.date('end_date', input.endDate, zoneName, nowMs) : parseWall(current.endDate);
+          Object.assign(details, computeEventDates(start, end, allDay, zoneName), { allDay });
         }
-
-        const { status, fields } = publicationUpdate(actor, input, current, zoneName, this.config.siteTimezone, nowMs);
-        Object.assign(post, fields);
-
-        if (input.title !== undefined) post.title = filterHtml(actor, input.title);
-        if (input.description !== undefined) post.content = filterHtml(actor, input.description ?? '');
-        if (input.excerpt !== undefined) post.excerpt = filterHtml(actor, input.excerpt ?? '');
-        if (input.author !== undefined && input.author !== null) post.author_id = input.author;
-        if (input.sticky !== undefined) post.menu_order = input.sticky ? -1 : 0;
-        if (input.image !== undefined) post.image_id = await resolveImage(tx, actor, input.image, now);
-
-        const untrashed = current.slug.endsWith(TRASHED_SUFFIX) ? current.slug.slice(0, -TRASHED_SUFFIX.length) : current.slug;
-        let slug = await this.slug(tx, input.slug ?? undefined, untrashed, input.title ?? current.title, status, id);
-        if (status === 'trash' && slug !== '') slug = `${slug}${TRASHED_SUFFIX}`;
-        if (slug !== current.slug) post.slug = slug;
-
         if (input.cost !== undefined) {
           const cost = input.cost ?? [];
           const currency = deriveCurrency(cost);
-          event.cost = JSON.stringify(cost);
-          event.currency_symbol = currency.symbol;
-          event.currency_position = currency.position;
+          Object.assign(details, { cost, currencySymbol: currency.symbol, currencyPosition: currency.position });
         }
-        if (input.website !== undefined) event.website = input.website ?? '';
-        if (input.showMap !== undefined) event.show_map = flag(input.showMap ?? false);
-        if (input.showMapLink !== undefined) event.show_map_link = flag(input.showMapLink ?? false);
-        if (input.hideFromListings !== undefined) event.hide_from_listings = flag(input.hideFromListings ?? false);
-        if (input.featured !== undefined) event.featured = flag(input.featured ?? false);
-        if (input.venue !== undefined) event.venue_id = input.venue === null ? null : await this.linkVenue(tx, actor, input.venue);
-        if (input.organizers !== undefined) {
-          await tx.events.setOrganizers(id, await this.linkOrganizers(tx, actor, input.organizers ?? []));
-        }
-
-        const termsBefore = await tx.terms.idsForPost(id);
-        await tx.events.update(id, post, event);
+        if (input.website !== undefined) details.website = input.website ?? '';
+        if (input.showMap !== undefined) details.showMap = input.showMap ?? false;
+        if (input.showMapLink !== undefined) details.showMapLink = input.showMapLink ?? false;
+        if (input.hideFromListings !== undefined) details.hideFromListings = input.hideFromListings ?? false;
+        if (input.featured !== undefined) details.featured = input.featured ?? false;
+        if (input.venue !== undefined) details.venueId = input.venue === null ? null : await this.linkVenue(tx, actor, input.venue);
+        if (input.organizers !== undefined) await tx.events.setOrganizers(id, await this.linkOrganizers(tx, actor, input.organizers ?? []));
+        termsBefore = await tx.terms.idsForPost(id);
+        return { details, post: input.sticky !== undefined ? { menuOrder: input.sticky ? -1 : 0 } : undefined };
+      },
+      async (tx, current, { status }) => {
         await this.assignTerms(tx, id, input);
         await this.recount(tx, id, termsBefore, current.status === 'publish', status === 'publish');
-      }),
+      },
     );
     return this.view(id, actor);
   }
@@ -259,7 +293,7 @@ export class EventService {
    * cron does; their terms count them from now on. Returns how many events were published.
    */
   async publishDue(nowMs: number = this.clock()): Promise<number> {
-    const now = postStamp(nowMs, this.config.siteTimezone).utc;
+    const now = postStamp(nowMs, this.siteZone).utc;
     return this.storage.transaction(async (tx) => {
       const ids = await tx.posts.publishDue('event', now);
       await tx.events.syncStatus(ids, 'publish');
@@ -270,24 +304,10 @@ export class EventService {
     });
   }
 
-  /** Moves the event to the trash and answers with it as trashed. */
+  /** Moves the event to the trash and answers with it as trashed; it keeps its links (a restored event has them). */
   async remove(actor: Actor, id: number): Promise<EventView> {
-    const access = await this.storage.posts.findAccess(id);
-    if (!access) {
-      if (!can(actor, 'delete_posts')) throw errors.forbidden(isAuthenticated(actor));
-      throw errors.eventNotFound(id);
-    }
-    if (!canDeletePost(actor, access)) throw errors.forbidden(isAuthenticated(actor));
-    if (access.type !== 'event') throw errors.invalidEventId(id);
-    if (access.status === 'trash') throw errors.eventInTrash(id);
-    const now = postStamp(this.clock(), this.config.siteTimezone);
-    await this.storage.transaction(async (tx) => {
-      const current = await tx.events.find(id);
-      if (!current) throw errors.eventNotFound(id);
-      if (current.status === 'trash') throw errors.eventInTrash(id);
-      /* trash keeps the links: a restored event still has its venue and organizers */
+    await this.writer.trash(actor, id, async (tx, current) => {
       await this.recount(tx, id, await tx.terms.idsForPost(id), current.status === 'publish', false);
-      await tx.events.update(id, trashFields(current, now), {});
     });
     return this.view(id, actor);
   }
@@ -302,53 +322,26 @@ export class EventService {
 
   /** The venue to link: an existing one, or one created (or reused) from the fields sent. */
   private async linkVenue(tx: Storage, actor: Actor, ref: LinkedRef): Promise<number> {
-    if ('id' in ref) {
-      if ((await tx.posts.typeOf(ref.id)) !== 'venue') throw errors.invalidParam('venue');
-      return ref.id;
-    }
+    if ('id' in ref) return this.venues.linkable(tx, actor, ref.id);
     return this.venues.createOrReuse(tx, actor, ref.create);
   }
 
   private async linkOrganizers(tx: Storage, actor: Actor, refs: readonly LinkedRef[]): Promise<number[]> {
     const ids: number[] = [];
     for (const ref of refs) {
-      if ('id' in ref) {
-        if ((await tx.posts.typeOf(ref.id)) !== 'organizer') throw errors.invalidParam('organizer');
-        ids.push(ref.id);
-      } else {
-        ids.push(await this.organizers.createOrReuse(tx, actor, ref.create));
-      }
+      ids.push('id' in ref ? await this.organizers.linkable(tx, actor, ref.id) : await this.organizers.createOrReuse(tx, actor, ref.create));
     }
     return ids;
   }
 
   private zoneName(timezone: string | null | undefined): string {
-    return timezone ? canonicalZoneName(timezone) : this.config.siteTimezone;
+    return timezone ? canonicalZoneName(timezone) : this.siteZone;
   }
 
   private date(name: string, input: string, zoneName: string, nowMs: number) {
     const parsed = readDate(input, getZone(zoneName), nowMs);
     if (!parsed) throw errors.invalidParam(name);
     return parsed.wall;
-  }
-
-  /**
-   * The slug to store: the one asked for, else the current one, else (once published) one from the title;
-   * unique among published events.
-   */
-  private async slug(
-    tx: Storage,
-    requested: string | undefined,
-    current: string,
-    title: string,
-    status: string,
-    excludeId?: number,
-  ): Promise<string> {
-    let base = requested !== undefined ? sanitizeSlug(requested) : current;
-    if (base === '' && (requested !== undefined || needsSlug(status))) base = sanitizeSlug(title) || 'event';
-    if (base === '' || !SLUG_UNIQUE_STATUSES.includes(status)) return base;
-    await tx.lock(`slug:event:${base}`);
-    return firstFreeSlug(base, (candidates) => tx.events.takenSlugs(candidates, SLUG_UNIQUE_STATUSES, excludeId));
   }
 
   /** Sets the terms sent; for a new event (`fresh`), answers with the ids it now carries. */
@@ -386,6 +379,4 @@ export class EventService {
     if (isPublished) for (const t of after) deltas.set(t, (deltas.get(t) ?? 0) + 1);
     await tx.terms.adjustCounts(deltas);
   }
-
-
 }

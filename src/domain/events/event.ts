@@ -1,22 +1,9 @@
-/** An event as the domain sees it: its post and its calendar details. */
-export interface EventRecord {
-  readonly id: number;
-  readonly authorId: number;
-  readonly status: string;
-  readonly statusBeforeTrash: string | null;
-  readonly title: string;
-  readonly content: string;
-  readonly excerpt: string;
-  readonly slug: string;
-  readonly password: string;
-  readonly parentId: number;
-  readonly menuOrder: number;
-  readonly imageId: number | null;
-  /** Publication date, site-local and UTC. */
-  readonly date: string;
-  readonly dateUtc: string;
-  readonly modified: string;
-  readonly modifiedUtc: string;
+import type { LinkedInput } from '../linked/linked.js';
+import type { Visibility } from '../visibility.js';
+import type { PostInput, PostRecord } from '../posts/post.js';
+
+/** The calendar details of an event, beside its post. */
+export interface EventDetails {
   /** Wall clock in the event's own zone. */
   readonly startDate: string;
   readonly endDate: string;
@@ -38,24 +25,20 @@ export interface EventRecord {
   readonly venueId: number | null;
 }
 
+/** An event as the domain sees it: its post and its calendar details. */
+export interface EventRecord extends PostRecord, EventDetails {
+  readonly type: 'event';
+}
+
 /**
- * What a create or update may carry. `undefined`: not sent (unchanged on update); `null`: cleared.
- * Dates are the raw strings; the service parses them in the event's zone.
+ * What an event create or update may carry, beside the post's fields. `undefined`: not sent (unchanged on
+ * update); `null`: cleared. Dates are the raw strings; the service parses them in the event's zone.
  */
-export interface EventInput {
-  readonly title?: string;
-  readonly description?: string | null;
-  readonly excerpt?: string | null;
-  readonly slug?: string | null;
-  readonly status?: string | null;
-  readonly author?: number | null;
-  readonly date?: string | null;
-  readonly dateUtc?: string | null;
+export interface EventInput extends PostInput {
   readonly timezone?: string | null;
   readonly allDay?: boolean | null;
-  readonly startDate?: string;
-  readonly endDate?: string;
-  readonly image?: number | string | null;
+  readonly startDate?: string | null;
+  readonly endDate?: string | null;
   readonly cost?: readonly string[] | null;
   readonly website?: string | null;
   readonly showMap?: boolean | null;
@@ -73,12 +56,44 @@ export interface EventInput {
 }
 
 /** A venue or organizer named in an event write: an existing id, or what to create. */
-export type LinkedRef = { readonly id: number } | { readonly create: import('../linked/linked.js').LinkedInput };
+export type LinkedRef = { readonly id: number } | { readonly create: LinkedInput };
 
-import type { Visibility } from '../policies.js';
+/**
+ * `GET /events` as the domain takes it (CONTRACT.md §3): paging, the date window (`strictDates`: exact instants
+ * rather than whole days), and the filters. Ids are resolved (categories with their children).
+ */
+export interface EventListQuery {
+  readonly page: number;
+  readonly perPage: number;
+  readonly startDate?: string | null;
+  readonly endDate?: string | null;
+  readonly startsBefore?: string | null;
+  readonly startsAfter?: string | null;
+  readonly endsBefore?: string | null;
+  readonly endsAfter?: string | null;
+  readonly strictDates: boolean;
+  readonly search?: string | null;
+  readonly categories?: readonly number[] | null;
+  readonly tags?: readonly number[] | null;
+  readonly venues?: readonly number[] | null;
+  readonly organizers?: readonly number[] | null;
+  readonly featured?: boolean | null;
+  readonly hasGeoloc?: boolean | null;
+  /** The original's name for `hasGeoloc`. */
+  readonly geoloc?: boolean | null;
+  readonly geolocLat?: number | null;
+  readonly geolocLng?: number | null;
+  readonly geolocDistance: number;
+  /** Explicit statuses (`any`: every status the caller may see). */
+  readonly statuses?: readonly string[] | null;
+  readonly postParent?: number | null;
+  /** Only these ids; the date window is dropped and the order is by publication date. */
+  readonly include?: readonly number[] | null;
+  readonly tickets?: boolean | null;
+  readonly ticketed?: boolean | null;
+}
 
-export type { Visibility };
-
+/** What the store filters on: the query resolved to instants, words and ids. */
 export interface EventListFilter {
   readonly visibility: Visibility;
   /** Explicit status filter; absent: every status but trash and auto-draft. */

@@ -1,16 +1,16 @@
 /**
  * What every post write (events, venues, organizers) shares: retrying a transaction that lost a race,
- * post date stamps, HTML filtering by capability, featured images, and publication dates.
+ * post date stamps, HTML filtering by capability, featured images, and publication dates (see post-writer.ts
+ * for the write path itself).
  */
 import type { Storage } from '../../storage/storage.js';
 import { StorageError } from '../../storage/dialects/dialect.js';
 import { parseDateInput } from '../../time/strtotime.js';
-import { formatUtcMs, formatWall, getZone, parseWall, utcMsToZonedWall, wallToMs, zonedWallToUtcMs } from '../../time/zones.js';
+import { formatUtcMs, formatWall, getZone, utcMsToZonedWall, wallToMs, zonedWallToUtcMs } from '../../time/zones.js';
 import type { Actor } from '../actor.js';
 import { sanitizeHtml } from '../content/html.js';
 import { errors } from '../errors.js';
 import { can } from '../policies.js';
-import { applyScheduling, scaleBackStatus, TRASHED_SUFFIX } from './status.js';
 
 /** Runs a transaction again when a concurrent writer won a unique slug or held the lock. */
 export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 8): Promise<T> {
@@ -26,7 +26,12 @@ export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 8): Pr
 }
 
 /** A post date pair: site-local and UTC. */
-export function postStamp(ms: number, siteZone: string): { local: string; utc: string } {
+export interface Stamp {
+  readonly local: string;
+  readonly utc: string;
+}
+
+export function postStamp(ms: number, siteZone: string): Stamp {
   return { local: formatWall(utcMsToZonedWall(ms, getZone(siteZone))), utc: formatUtcMs(ms) };
 }
 
@@ -60,7 +65,7 @@ export async function resolveImage(
   tx: Storage,
   actor: Actor,
   image: number | string | null | undefined,
-  now: { local: string; utc: string },
+  now: Stamp,
 ): Promise<number | null> {
   if (image === undefined || image === null || image === '') return null;
   if (typeof image === 'number') {
@@ -79,46 +84,4 @@ export function assertMayWrite(actor: Actor, input: { readonly author?: number |
     throw errors.cannotEditOthers();
   }
   if (typeof input.image === 'string' && input.image !== '' && !can(actor, 'upload_files')) throw errors.cannotUploadImage();
-}
-
-/**
- * An update's publication date and status: a new date from `date`/`date_utc`, the status rules of §6.1 for a
- * requested status, WordPress' scheduling when either changes, and the trash bookkeeping.
- */
-export function publicationUpdate(
-  actor: Actor,
-  input: { readonly status?: string | null; readonly date?: string | null; readonly dateUtc?: string | null },
-  current: { readonly status: string; readonly dateUtc: string },
-  zoneName: string,
-  siteZone: string,
-  nowMs: number,
-): { status: string; fields: { date?: string; date_utc?: string; status?: string; status_before_trash?: string | null } } {
-  const fields: { date?: string; date_utc?: string; status?: string; status_before_trash?: string | null } = {};
-  let publishedMs = wallToMs(parseWall(current.dateUtc));
-  const published = publicationMs(input, zoneName, nowMs);
-  if (published !== undefined) {
-    publishedMs = published;
-    const pub = postStamp(published, siteZone);
-    fields.date = pub.local;
-    fields.date_utc = pub.utc;
-  }
-  let status = current.status;
-  if (input.status !== undefined && input.status !== null) status = scaleBackStatus(actor, input.status);
-  if (input.status !== undefined || published !== undefined) status = applyScheduling(status, publishedMs, nowMs);
-  if (status !== current.status) {
-    fields.status = status;
-    fields.status_before_trash = status === 'trash' ? current.status : null;
-  }
-  return { status, fields };
-}
-
-/** The post fields that move a post to the trash (its slug freed with WordPress' `__trashed` suffix). */
-export function trashFields(current: { readonly status: string; readonly slug: string }, now: { local: string; utc: string }) {
-  return {
-    status: 'trash',
-    status_before_trash: current.status,
-    slug: current.slug === '' ? '' : `${current.slug}${TRASHED_SUFFIX}`,
-    modified: now.local,
-    modified_utc: now.utc,
-  };
 }

@@ -4,10 +4,9 @@
  */
 import type { Actor } from '../actor.js';
 import { can } from '../policies.js';
+import { STATUSES, type Status } from './post.js';
 
-/** Every status WordPress registers; anything else is a 400. */
-export const STATUSES = ['publish', 'future', 'draft', 'pending', 'private', 'trash', 'auto-draft', 'inherit'] as const;
-export type Status = (typeof STATUSES)[number];
+export { STATUSES, type Status };
 
 export function isStatus(value: string): value is Status {
   return (STATUSES as readonly string[]).includes(value);

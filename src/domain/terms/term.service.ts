@@ -40,6 +40,11 @@ export class TermService {
     return term;
   }
 
+  /** The taxonomy's parent tree (categories' links name their ancestors). */
+  tree() {
+    return this.storage.terms.tree(this.info.taxonomy);
+  }
+
   /** Exists checks for the route layer's validators. */
   async exists(id: number): Promise<boolean> {
     return (await this.storage.terms.existingIds(this.info.taxonomy, [id])).size === 1;

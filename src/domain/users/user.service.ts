@@ -54,6 +54,11 @@ export class UserService {
     }
   }
 
+  /** Whether a user with this id exists (`author` arguments). */
+  exists(id: number): Promise<boolean> {
+    return this.storage.users.exists(id);
+  }
+
   async addAppPassword(login: string, password?: string): Promise<CreatedPassword> {
     checkChosenPassword(password);
     return this.storage.transaction(async (tx) => {

@@ -1,14 +1,14 @@
 /**
  * A response cache for reads. A GET's serialised answer is kept for one second at most, keyed by the URL and
- * by what the caller may see (anonymous callers share one view; editors and administrators share another;
- * anyone else has their own), and it is served only while the database's `data_version` is the one it was
+ * by what the caller may see (the visibility rule's key: callers who may read exactly the same posts share
+ * answers — anonymous callers, each role that reads everything; anyone else has their own), and it is served only while the database's `data_version` is the one it was
  * computed under: any committed write, by any process, makes every entry stale at once. Bounded in entries
  * and bytes; oldest entries go first. An answer is kept only when its key was asked for before (within the
  * last few thousand distinct keys): one-off URLs — a crawler, unique query strings — neither fill the memory
  * nor push out what is read again and again.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { listVisibility } from '../../domain/policies.js';
+import { listVisibility } from '../../domain/visibility.js';
 import type { Services } from '../../domain/services.js';
 import { NAMESPACE } from '../urls.js';
 
@@ -102,10 +102,8 @@ export function registerResponseCache(app: FastifyInstance, services: Services, 
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.method !== 'GET' || !request.url.startsWith(PREFIX)) return;
-    const visibility = listVisibility(request.actor);
-    const view = visibility.kind === 'public' ? 'public' : visibility.kind === 'all' ? 'all' : `user:${visibility.userId}`;
-    const key = `${view} ${request.url}`;
-    const version = request.cacheVersion ?? (await services.storage.versions()).data;
+    const key = `${listVisibility(request.actor).key} ${request.url}`;
+    const version = request.cacheVersion ?? (await services.dataVersion());
     let hit = cache.get(key, version, Date.now());
     const lead = computing.get(key);
     if (!hit && lead && lead.version === version) {

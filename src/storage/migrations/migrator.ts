@@ -8,13 +8,14 @@ import { initial } from './0001-initial.migration.js';
 import { versions } from './0002-versions.migration.js';
 import { eventDayCounts } from './0003-event-day-counts.migration.js';
 import { eventsByVenue } from './0004-events-by-venue.migration.js';
+import { venueStateProvince } from './0005-venue-stateprovince.migration.js';
 
 export interface Migration {
   readonly name: string;
   up(db: Kysely<any>, dialect: Dialect): Promise<void>;
 }
 
-export const MIGRATIONS: readonly Migration[] = [initial, versions, eventDayCounts, eventsByVenue];
+export const MIGRATIONS: readonly Migration[] = [initial, versions, eventDayCounts, eventsByVenue, venueStateProvince];
 
 /** Applies the pending migrations; returns the names applied. */
 export async function migrate(dialect: Dialect): Promise<string[]> {

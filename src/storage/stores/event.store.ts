@@ -1,90 +1,65 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
-import type { EventListFilter, EventRecord } from '../../domain/events/event.js';
-import type { Selectable } from 'kysely';
-import type { Database, EventsTable, Flag, PostsTable } from '../database.js';
+import type { EventDetails, EventListFilter, EventRecord } from '../../domain/events/event.js';
+import type { LinkedType } from '../../domain/linked/linked.js';
+import type { PostFields, PostPatch } from '../../domain/posts/post.js';
+import type { PostKindStore } from '../../domain/posts/post-writer.js';
+import { statusesOnly, visiblePosts } from '../../domain/visibility.js';
+import type { Database, EventsTable } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
+import { columnMap, flag, jsonList } from './columns.js';
 import { likeContains } from './like.js';
+import { postColumns } from './post.store.js';
 import { placeholders, Statement, statementSet } from './statement.js';
 
-type Row = Selectable<PostsTable> & Selectable<EventsTable>;
 type Eb = ExpressionBuilder<Database, 'posts' | 'events'>;
 
-const flag = (v: Flag | number) => v === 1;
+/** The columns of `events` (see columns.ts); `status` mirrors the post's for the listing index. */
+export const eventColumns = columnMap<EventsTable>()<EventDetails>({
+  startDate: 'start_date',
+  endDate: 'end_date',
+  startUtc: 'start_utc',
+  endUtc: 'end_utc',
+  timezone: 'timezone',
+  timezoneAbbr: 'timezone_abbr',
+  allDay: ['all_day', flag],
+  cost: ['cost', jsonList],
+  currencySymbol: 'currency_symbol',
+  currencyCode: 'currency_code',
+  currencyPosition: 'currency_position',
+  website: 'website',
+  showMap: ['show_map', flag],
+  showMapLink: ['show_map_link', flag],
+  hideFromListings: ['hide_from_listings', flag],
+  featured: ['featured', flag],
+  venueId: 'venue_id',
+});
 
-function toRecord(row: Row): EventRecord {
-  return writtenEvent(row.id, row, row, JSON.parse(row.cost) as string[]);
+function toRecord(row: Readonly<Record<string, unknown>>): EventRecord {
+  return { id: Number(row.id), type: 'event', ...postColumns.fromRow(row), ...eventColumns.fromRow(row) };
 }
-
-export type EventPostFields = Omit<Selectable<PostsTable>, 'id' | 'type'>;
-export type EventFields = Omit<Selectable<EventsTable>, 'post_id' | 'status'>;
-
-/** The record of an event just written with these fields: what reading it back would give. */
-export function writtenEvent(id: number, post: EventPostFields, event: EventFields, cost: readonly string[]): EventRecord {
-  return {
-    id,
-    authorId: post.author_id,
-    status: post.status,
-    statusBeforeTrash: post.status_before_trash,
-    title: post.title,
-    content: post.content,
-    excerpt: post.excerpt,
-    slug: post.slug,
-    password: post.password,
-    parentId: post.parent_id,
-    menuOrder: post.menu_order,
-    imageId: post.image_id,
-    date: post.date,
-    dateUtc: post.date_utc,
-    modified: post.modified,
-    modifiedUtc: post.modified_utc,
-    startDate: event.start_date,
-    endDate: event.end_date,
-    startUtc: event.start_utc,
-    endUtc: event.end_utc,
-    timezone: event.timezone,
-    timezoneAbbr: event.timezone_abbr,
-    allDay: flag(event.all_day),
-    cost,
-    currencySymbol: event.currency_symbol,
-    currencyCode: event.currency_code,
-    currencyPosition: event.currency_position,
-    website: event.website,
-    showMap: flag(event.show_map),
-    showMapLink: flag(event.show_map_link),
-    hideFromListings: flag(event.hide_from_listings),
-    featured: flag(event.featured),
-    venueId: event.venue_id,
-  };
-}
-
-const POST_COLUMNS = [
-  'status', 'status_before_trash', 'author_id', 'title', 'content', 'excerpt', 'slug', 'password', 'parent_id',
-  'menu_order', 'image_id', 'date', 'date_utc', 'modified', 'modified_utc',
-] as const satisfies readonly (keyof EventPostFields)[];
-const EVENT_COLUMNS = [
-  'start_date', 'end_date', 'start_utc', 'end_utc', 'timezone', 'timezone_abbr', 'all_day', 'cost', 'currency_symbol',
-  'currency_code', 'currency_position', 'website', 'show_map', 'show_map_link', 'hide_from_listings', 'featured', 'venue_id',
-] as const satisfies readonly (keyof EventFields)[];
 
 /** The statements of the write path (see Statement). */
 const statements = statementSet((dialect: Dialect) => ({
-    insertPost: new Statement<{ id: number }>(
-      dialect,
-      `insert into posts (type, ${POST_COLUMNS.join(', ')}) values ('event', ${placeholders(POST_COLUMNS.length)}) returning id`,
-    ),
-    insertEvent: new Statement(
-      dialect,
-      `insert into events (post_id, status, ${EVENT_COLUMNS.join(', ')}) values (?, ?, ${placeholders(EVENT_COLUMNS.length)})`,
-    ),
-    find: new Statement<Row>(dialect, 'select posts.*, events.* from events inner join posts on posts.id = events.post_id where events.post_id = ?'),
-    slugTaken: new Statement(
-      dialect,
-      `select 1 as taken from posts where type = 'event' and slug = ? and status in (${placeholders(3)}) and id <> ? limit 1`,
-    ),
+  insertPost: new Statement<{ id: number }>(
+    dialect,
+    `insert into posts (type, ${postColumns.columns.join(', ')}) values ('event', ${placeholders(postColumns.columns.length)}) returning id`,
+  ),
+  insertEvent: new Statement(
+    dialect,
+    `insert into events (post_id, status, ${eventColumns.columns.join(', ')}) values (?, ?, ${placeholders(eventColumns.columns.length)})`,
+  ),
+  find: new Statement<Record<string, unknown>>(dialect, 'select posts.*, events.* from events inner join posts on posts.id = events.post_id where events.post_id = ?'),
+  slugTaken: new Statement(
+    dialect,
+    `select 1 as taken from posts where type = 'event' and slug = ? and status in (${placeholders(3)}) and id <> ? limit 1`,
+  ),
 }));
 
 /** Whether a filter reads the post row (else the events table and its indexes answer alone). */
-const needsPostRow = (f: EventListFilter) => f.search !== undefined || f.visibility.kind === 'own' || f.postParent !== undefined;
+const needsPostRow = (f: EventListFilter) => f.search !== undefined || statusesOnly(f.visibility) === undefined || f.postParent !== undefined;
+
+/** The visibility rule's columns here: the status mirrored on `events`, the rest from the post. */
+const VISIBILITY_COLUMNS = { status: 'events.status', authorId: 'posts.author_id', statusBeforeTrash: 'posts.status_before_trash' } as const;
 
 const DAY_COUNTABLE = new Set<string>(['visibility', 'statuses', 'startGte', 'endLte', 'orderByDate'] satisfies (keyof EventListFilter)[]);
 const DAY_START = ' 00:00:00';
@@ -95,19 +70,20 @@ const DAY_END = ' 23:59:59';
  * days — what `event_day_counts` can count — or undefined. `start_date >= 'D 00:00:00'` holds exactly when the
  * start day is D or later, and `end_date <= 'D 23:59:59'` exactly when the end day is D or earlier.
  */
-export function countableByDays(f: EventListFilter): { from?: string; to?: string } | undefined {
-  if (f.visibility.kind === 'own') return undefined;
+export function countableByDays(f: EventListFilter): { from?: string; to?: string; statuses: readonly string[] | 'all' } | undefined {
+  const statuses = statusesOnly(f.visibility);
+  if (statuses === undefined) return undefined;
   // any other filter, including one added later, is counted the exact way
   const neutral = (key: string, value: unknown) =>
     value === undefined || DAY_COUNTABLE.has(key) || (key === 'termGroups' && (value as unknown[]).length === 0);
   if (!Object.entries(f).every(([key, value]) => neutral(key, value))) return undefined;
   if (f.startGte !== undefined && !f.startGte.endsWith(DAY_START)) return undefined;
   if (f.endLte !== undefined && !f.endLte.endsWith(DAY_END)) return undefined;
-  return { from: f.startGte?.slice(0, 10), to: f.endLte?.slice(0, 10) };
+  return { from: f.startGte?.slice(0, 10), to: f.endLte?.slice(0, 10), statuses };
 }
 
 /** Events: a `posts` row of type event and its `events` row, read and written together. */
-export class EventStore {
+export class EventStore implements PostKindStore<EventRecord, EventDetails> {
   private readonly sql: ReturnType<typeof statements>;
 
   constructor(
@@ -134,20 +110,21 @@ export class EventStore {
       .orderBy(sql`case when posts.status = 'publish' then 0 else 1 end`)
       .orderBy('posts.id')
       .executeTakeFirst();
-    return row ? toRecord(row as unknown as Row) : undefined;
+    return row ? toRecord(row) : undefined;
   }
 
-  async insert(post: EventPostFields, event: EventFields): Promise<number> {
-    const row = await this.sql.insertPost.first(this.db, POST_COLUMNS.map((c) => post[c]));
+  async insert(post: PostFields, details: EventDetails): Promise<number> {
+    const row = await this.sql.insertPost.first(this.db, postColumns.toValues(post));
     const id = Number(row!.id);
-    await this.sql.insertEvent.run(this.db, [id, post.status, ...EVENT_COLUMNS.map((c) => event[c])]);
+    await this.sql.insertEvent.run(this.db, [id, post.status, ...eventColumns.toValues(details)]);
     return id;
   }
 
-  async update(id: number, post: Partial<EventPostFields>, event: Partial<EventFields>): Promise<void> {
-    if (Object.keys(post).length > 0) await this.db.updateTable('posts').set(post).where('id', '=', id).execute();
-    const details = post.status === undefined ? event : { ...event, status: post.status };
-    if (Object.keys(details).length > 0) await this.db.updateTable('events').set(details).where('post_id', '=', id).execute();
+  async update(id: number, post: PostPatch, details: Partial<EventDetails>): Promise<void> {
+    const postRow = postColumns.toRow(post);
+    if (Object.keys(postRow).length > 0) await this.db.updateTable('posts').set(postRow).where('id', '=', id).execute();
+    const row = { ...eventColumns.toRow(details), ...(post.status === undefined ? {} : { status: post.status }) };
+    if (Object.keys(row).length > 0) await this.db.updateTable('events').set(row).where('post_id', '=', id).execute();
   }
 
   /** Organizer ids of each event, in link order: one query for any number of events. */
@@ -182,14 +159,10 @@ export class EventStore {
     await this.db.updateTable('events').set({ status }).where('post_id', 'in', [...ids]).execute();
   }
 
-  /** Takes a trashed venue off every event that had it. */
-  async unlinkVenue(venueId: number): Promise<void> {
-    await this.db.updateTable('events').set({ venue_id: null }).where('venue_id', '=', venueId).execute();
-  }
-
-  /** Takes a trashed organizer off every event that had it (and only that organizer). */
-  async unlinkOrganizer(organizerId: number): Promise<void> {
-    await this.db.deleteFrom('event_organizers').where('organizer_id', '=', organizerId).execute();
+  /** Takes a trashed venue or organizer off every event that had it (and only that one). */
+  async unlink(type: LinkedType, id: number): Promise<void> {
+    if (type === 'venue') await this.db.updateTable('events').set({ venue_id: null }).where('venue_id', '=', id).execute();
+    else await this.db.deleteFrom('event_organizers').where('organizer_id', '=', id).execute();
   }
 
   /** Which of these slugs posts of this type with one of these statuses already have. */
@@ -211,12 +184,11 @@ export class EventStore {
 
   private conditions(eb: Eb, f: EventListFilter): Expression<SqlBool> {
     const c: Expression<SqlBool>[] = [];
-    const v = f.visibility;
-    if (v.kind === 'public') c.push(eb('events.status', '=', 'publish'));
+    const visible = visiblePosts(eb, f.visibility, VISIBILITY_COLUMNS);
+    if (visible) c.push(visible);
     if (f.statuses) c.push(f.statuses.length === 1 ? eb('events.status', '=', f.statuses[0]) : eb('events.status', 'in', [...f.statuses]));
-    else if (v.kind !== 'public') c.push(eb('events.status', 'not in', ['trash', 'auto-draft']));
+    else c.push(eb('events.status', 'not in', ['trash', 'auto-draft']));
     c.push(eb('events.hide_from_listings', '=', 0));
-    if (v.kind === 'own') c.push(eb.or([eb('events.status', '=', 'publish'), eb('posts.author_id', '=', v.userId)]));
     if (f.startGte !== undefined) c.push(eb('events.start_date', '>=', f.startGte));
     if (f.endLte !== undefined) c.push(eb('events.end_date', '<=', f.endLte));
     if (f.startLt !== undefined) c.push(eb('events.start_date', '<', f.startLt));
@@ -272,9 +244,9 @@ export class EventStore {
         .selectFrom('event_day_counts')
         .select(sql<number>`coalesce(sum(n), 0)`.as('n'))
         .where('hidden', '=', 0);
-      if (filter.visibility.kind === 'public') q = q.where('status', '=', 'publish');
+      if (byDays.statuses !== 'all') q = q.where('status', 'in', [...byDays.statuses]);
       if (filter.statuses) q = q.where('status', 'in', [...filter.statuses]);
-      else if (filter.visibility.kind !== 'public') q = q.where('status', 'not in', ['trash', 'auto-draft']);
+      else q = q.where('status', 'not in', ['trash', 'auto-draft']);
       if (byDays.from !== undefined) q = q.where('start_day', '>=', byDays.from);
       if (byDays.to !== undefined) q = q.where('end_day', '<=', byDays.to);
       return Number((await q.executeTakeFirstOrThrow()).n);
@@ -347,13 +319,13 @@ export class EventStore {
         .offset(offset)
         .execute();
       const ids = page.map((r) => Number(r.post_id));
-      const rows = (await this.base().where('events.post_id', 'in', ids).execute()) as unknown as Row[];
+      const rows = await this.base().where('events.post_id', 'in', ids).execute();
       const byId = new Map(rows.map((r) => [Number(r.id), toRecord(r)]));
       return { events: ids.map((id) => byId.get(id)).filter((r): r is EventRecord => r !== undefined), total };
     }
     let q = this.base().where((eb) => this.conditions(eb, filter));
     q = filter.orderByDate ? q.orderBy('posts.date_utc').orderBy('posts.id') : q.orderBy('events.start_date').orderBy('posts.id');
     const rows = await q.limit(limit).offset(offset).execute();
-    return { events: (rows as unknown as Row[]).map(toRecord), total };
+    return { events: rows.map(toRecord), total };
   }
 }

@@ -1,112 +1,86 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
-import type { LinkedListFilter, LinkedRecord, LinkedType, OrganizerRecord, VenueRecord } from '../../domain/linked/linked.js';
-import type { Database } from '../database.js';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import {
+  LINKED_KINDS,
+  type DetailsRecordOf,
+  type FieldSpec,
+  type LinkedListFilter,
+  type LinkedType,
+  type RecordOf,
+} from '../../domain/linked/linked.js';
+import type { PostFields, PostPatch } from '../../domain/posts/post.js';
+import type { PostKindStore } from '../../domain/posts/post-writer.js';
+import { visiblePosts } from '../../domain/visibility.js';
+import type { Insertable } from 'kysely';
+import type { Database, OrganizersTable, PostsTable, VenuesTable } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
+import { columnMap, flag, nullableNumber, type Codec, type ColumnMap } from './columns.js';
 import { likeContains } from './like.js';
+import { postColumns } from './post.store.js';
 
-type Table = 'venues' | 'organizers';
+type DetailsTables = { venue: VenuesTable; organizer: OrganizersTable };
 
-const SEARCHED: Record<Table, readonly string[]> = {
-  venues: ['posts.title', 'posts.content', 'posts.excerpt', 'd.address', 'd.city', 'd.province', 'd.state', 'd.stateprovince', 'd.zip', 'd.phone'],
-  organizers: ['posts.title', 'posts.content', 'posts.excerpt', 'd.phone', 'd.email', 'd.website'],
-};
-
-function base(row: Record<string, any>, type: LinkedType): LinkedRecord {
-  return {
-    id: row.id,
-    type,
-    authorId: row.author_id,
-    status: row.status,
-    statusBeforeTrash: row.status_before_trash,
-    title: row.title,
-    content: row.content,
-    excerpt: row.excerpt,
-    slug: row.slug,
-    imageId: row.image_id,
-    date: row.date,
-    dateUtc: row.date_utc,
-    modified: row.modified,
-    modifiedUtc: row.modified_utc,
-  };
+/** A kind's detail columns, from its descriptor: each field's wire name is its column. */
+function detailColumns<T extends LinkedType>(type: T): ColumnMap<DetailsRecordOf<T>, DetailsTables[T]> {
+  const codecFor = (spec: FieldSpec): Codec<any, any> | undefined =>
+    spec.kind === 'flag' ? flag : spec.kind === 'latitude' || spec.kind === 'longitude' ? nullableNumber : undefined;
+  const entries = Object.fromEntries(
+    Object.entries({ ...LINKED_KINDS[type].fields, ...LINKED_KINDS[type].kept } as Readonly<Record<string, FieldSpec>>).map(([name, spec]) => {
+      const codec = codecFor(spec);
+      return [name, codec ? [spec.wire, codec] : spec.wire];
+    }),
+  );
+  return columnMap<DetailsTables[T]>()<DetailsRecordOf<T>>(entries as never);
 }
 
-function toVenue(row: Record<string, any>): VenueRecord {
-  return {
-    ...base(row, 'venue'),
-    type: 'venue',
-    address: row.address,
-    city: row.city,
-    country: row.country,
-    province: row.province,
-    state: row.state,
-    zip: row.zip,
-    phone: row.phone,
-    website: row.website,
-    stateprovince: row.stateprovince,
-    showMap: row.show_map === 1,
-    showMapLink: row.show_map_link === 1,
-    geoLat: row.geo_lat === null ? null : Number(row.geo_lat),
-    geoLng: row.geo_lng === null ? null : Number(row.geo_lng),
-  };
-}
+const DETAIL_COLUMNS = { venue: detailColumns('venue'), organizer: detailColumns('organizer') };
 
-function toOrganizer(row: Record<string, any>): OrganizerRecord {
-  return { ...base(row, 'organizer'), type: 'organizer', phone: row.phone, website: row.website, email: row.email };
-}
-
-export interface LinkedPostFields {
-  status: string;
-  status_before_trash: string | null;
-  author_id: number;
-  title: string;
-  content: string;
-  slug: string;
-  image_id: number | null;
-  date: string;
-  date_utc: string;
-  modified: string;
-  modified_utc: string;
-}
+/** What the queries see: the tables, and the details table under the `d` alias. */
+type Joined = Database & { d: VenuesTable | OrganizersTable };
 
 /**
- * Venues or organizers: a `posts` row of that type and its details row, read and written together.
- * One class serves both; the table decides which.
+ * Venues or organizers: a `posts` row of that type and its details row, read and written together. One class
+ * serves both; the kind's descriptor (domain/linked/linked.ts) names the details table and its columns.
  */
-export class LinkedStore<R extends LinkedRecord> {
-  private readonly table: Table;
-  private readonly map: (row: Record<string, any>) => R;
+export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf<T>, DetailsRecordOf<T>> {
+  private readonly table: 'venues' | 'organizers';
+  private readonly columns: ColumnMap<DetailsRecordOf<T>, DetailsTables[T]>;
+  private readonly searched: readonly string[];
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
-    readonly type: LinkedType,
+    readonly type: T,
   ) {
-    this.table = type === 'venue' ? 'venues' : 'organizers';
-    this.map = (type === 'venue' ? toVenue : toOrganizer) as unknown as (row: Record<string, any>) => R;
+    const kind = LINKED_KINDS[type];
+    this.table = kind.table;
+    this.columns = DETAIL_COLUMNS[type] as unknown as ColumnMap<DetailsRecordOf<T>, DetailsTables[T]>;
+    const fields = Object.values(kind.fields as Readonly<Record<string, FieldSpec>>);
+    this.searched = ['posts.title', 'posts.content', 'posts.excerpt', ...fields.filter((f) => f.searched).map((f) => `d.${f.wire}`)];
   }
+
+  private map = (row: Readonly<Record<string, unknown>>): RecordOf<T> =>
+    ({ id: Number(row.id), type: this.type, ...postColumns.fromRow(row), ...this.columns.fromRow(row) }) as unknown as RecordOf<T>;
 
   /** Driven from the details table: a row there exists only for this type, found by its primary key. */
   private select() {
-    return (this.db as Kysely<any>)
-      .selectFrom(`${this.table} as d`)
-      .innerJoin('posts', 'posts.id', 'd.post_id')
-      .selectAll('posts')
-      .selectAll('d');
+    // the details table under one alias, typed as either kind's row (queries use only their shared columns)
+    const details = sql<VenuesTable | OrganizersTable>`${sql.table(this.table)}`.as('d');
+    return this.db.selectFrom(details).innerJoin('posts', 'posts.id', 'd.post_id').selectAll('posts').selectAll('d');
   }
 
-  async find(id: number): Promise<R | undefined> {
+  async find(id: number): Promise<RecordOf<T> | undefined> {
     const row = await this.select().where('d.post_id', '=', id).executeTakeFirst();
     return row ? this.map(row) : undefined;
   }
 
-  async findMany(ids: readonly number[]): Promise<Map<number, R>> {
+  async findMany(ids: readonly number[]): Promise<Map<number, RecordOf<T>>> {
     if (ids.length === 0) return new Map();
     const rows = await this.select().where('d.post_id', 'in', [...new Set(ids)]).execute();
-    return new Map(rows.map((r: any) => [r.id, this.map(r)]));
+    return new Map(rows.map((r) => [Number(r.id), this.map(r)]));
   }
 
   /** By slug, any status; a published one first. */
-  async findBySlug(slug: string): Promise<R | undefined> {
+  async findBySlug(slug: string): Promise<RecordOf<T> | undefined> {
     const row = await this.select()
       .where('posts.slug', '=', slug)
       .orderBy(sql`case when posts.status = 'publish' then 0 else 1 end`)
@@ -116,7 +90,7 @@ export class LinkedStore<R extends LinkedRecord> {
   }
 
   /** Not-trashed records whose name (and description, when given) match case-insensitively, oldest first. */
-  async findDuplicates(name: string, description?: string): Promise<R[]> {
+  async findDuplicates(name: string, description?: string): Promise<RecordOf<T>[]> {
     let q = this.select()
       .where('posts.status', 'not in', ['trash', 'auto-draft'])
       .where(this.dialect.lower(sql.ref('posts.title')), '=', name.toLowerCase());
@@ -124,20 +98,29 @@ export class LinkedStore<R extends LinkedRecord> {
     return (await q.orderBy('posts.id').execute()).map(this.map);
   }
 
-  async insert(post: LinkedPostFields, details: Record<string, unknown>): Promise<number> {
+  async insert(post: PostFields, details: DetailsRecordOf<T>): Promise<number> {
     const { id } = await this.db
       .insertInto('posts')
-      .values({ ...post, type: this.type, excerpt: '', password: '', parent_id: 0, menu_order: 0 })
+      .values({ ...(postColumns.toRow(post) as Insertable<PostsTable>), type: this.type })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await (this.db as Kysely<any>).insertInto(this.table).values({ ...details, post_id: id }).execute();
+    await this.db
+      .insertInto(this.table as 'venues')
+      .values({ ...this.columns.toRow(details), post_id: id } as never)
+      .execute();
     return id;
   }
 
-  async update(id: number, post: Partial<LinkedPostFields>, details: Record<string, unknown>): Promise<void> {
-    if (Object.keys(post).length > 0) await this.db.updateTable('posts').set(post).where('id', '=', id).execute();
-    if (Object.keys(details).length > 0) {
-      await (this.db as Kysely<any>).updateTable(this.table).set(details).where('post_id', '=', id).execute();
+  async update(id: number, post: PostPatch, details: Partial<DetailsRecordOf<T>>): Promise<void> {
+    const postRow = postColumns.toRow(post);
+    if (Object.keys(postRow).length > 0) await this.db.updateTable('posts').set(postRow).where('id', '=', id).execute();
+    const row = this.columns.toRow(details);
+    if (Object.keys(row).length > 0) {
+      await this.db
+        .updateTable(this.table as 'venues')
+        .set(row as never)
+        .where('post_id', '=', id)
+        .execute();
     }
   }
 
@@ -153,32 +136,25 @@ export class LinkedStore<R extends LinkedRecord> {
     return new Set((await q.execute()).map((r) => r.slug));
   }
 
-
-  private conditions(eb: ExpressionBuilder<any, any>, f: LinkedListFilter): Expression<SqlBool> {
+  private conditions(eb: ExpressionBuilder<Joined, 'd' | 'posts'>, f: LinkedListFilter): Expression<SqlBool> {
     const c: Expression<SqlBool>[] = [];
     if (f.statuses) c.push(eb('posts.status', 'in', [...f.statuses]));
     else c.push(eb('posts.status', 'not in', ['trash', 'auto-draft']));
-    const v = f.visibility;
-    if (v.kind === 'public') c.push(eb('posts.status', '=', 'publish'));
-    else if (v.kind === 'own') c.push(eb.or([eb('posts.status', '=', 'publish'), eb('posts.author_id', '=', v.userId)]));
+    const visible = visiblePosts(eb, f.visibility, { status: 'posts.status', authorId: 'posts.author_id', statusBeforeTrash: 'posts.status_before_trash' });
+    if (visible) c.push(visible);
     if (f.searchTokens && f.searchTokens.length > 0) {
       const tokens = f.searchTokens.map((t) => t.toLowerCase());
-      c.push(
-        eb.or(
-          SEARCHED[this.table].map((col) =>
-            eb.and(tokens.map((token) => likeContains(this.dialect.lower(sql.ref(col)), token, 'contains'))),
-          ),
-        ),
-      );
+      c.push(eb.or(this.searched.map((col) => eb.and(tokens.map((token) => likeContains(this.dialect.lower(sql.ref(col)), token, 'contains'))))));
     }
-    const linked = (events: (qb: any) => any) =>
+    // the events linked to this record, as `lp` (the event's post) and `le` (its events row)
+    const linked = (narrow: (q: SelectQueryBuilder<any, any, any>) => SelectQueryBuilder<any, any, any>) =>
       this.type === 'venue'
         ? // (no NULLs in the list: `not in` a list holding NULL is never true, and has_events=false needs it)
-          eb('posts.id', 'in', events(eb.selectFrom('events as le').innerJoin('posts as lp', 'lp.id', 'le.post_id').select('le.venue_id').where('le.venue_id', 'is not', null)))
+          eb('posts.id', 'in', narrow(eb.selectFrom('events as le').innerJoin('posts as lp', 'lp.id', 'le.post_id').select('le.venue_id').where('le.venue_id', 'is not', null)))
         : eb(
             'posts.id',
             'in',
-            events(
+            narrow(
               eb
                 .selectFrom('event_organizers as lo')
                 .innerJoin('posts as lp', 'lp.id', 'lo.event_id')
@@ -193,31 +169,29 @@ export class LinkedStore<R extends LinkedRecord> {
     }
     if (f.upcomingFrom !== undefined) {
       c.push(
-        linked((q) => {
-          let r = q.where('le.start_utc', '>=', f.upcomingFrom).where('le.hide_from_listings', '=', 0);
-          if (v.kind === 'public') r = r.where('lp.status', '=', 'publish');
-          else if (v.kind === 'own') r = r.where((e: any) => e.or([e('lp.status', '=', 'publish'), e('lp.author_id', '=', v.userId)]));
-          else r = r.where('lp.status', 'not in', ['trash', 'auto-draft']);
-          return r;
-        }),
+        linked((q) =>
+          q
+            .where('le.start_utc', '>=', f.upcomingFrom)
+            .where('le.hide_from_listings', '=', 0)
+            .where('lp.status', 'not in', ['trash', 'auto-draft'])
+            .where((e: ExpressionBuilder<any, any>) => visiblePosts(e, f.visibility, { status: 'lp.status', authorId: 'lp.author_id', statusBeforeTrash: 'lp.status_before_trash' }) ?? sql<SqlBool>`1 = 1`),
+        ),
       );
     }
     return eb.and(c);
   }
 
   /** A page of matching records (newest publication first) and the total count of matches. */
-  async list(filter: LinkedListFilter, limit: number, offset: number): Promise<{ records: R[]; total: number }> {
-    const totalRow = await (this.db as Kysely<any>)
-      .selectFrom('posts')
-      .innerJoin(`${this.table} as d`, 'd.post_id', 'posts.id')
-      .select((e: any) => e.fn.countAll().as('n'))
-      .where('posts.type', '=', this.type)
-      .where((eb: any) => this.conditions(eb, filter))
+  async list(filter: LinkedListFilter, limit: number, offset: number): Promise<{ records: RecordOf<T>[]; total: number }> {
+    const totalRow = await this.select()
+      .clearSelect()
+      .select((e) => e.fn.countAll<number>().as('n'))
+      .where((eb) => this.conditions(eb, filter))
       .executeTakeFirstOrThrow();
-    const total = Number((totalRow as { n: number }).n);
+    const total = Number(totalRow.n);
     if (total === 0 || offset >= total) return { records: [], total };
     const rows = await this.select()
-      .where((eb: any) => this.conditions(eb, filter))
+      .where((eb) => this.conditions(eb, filter))
       .orderBy('posts.date_utc', 'desc')
       .orderBy('posts.id', 'asc')
       .limit(limit)

@@ -1,5 +1,26 @@
 import type { Kysely } from 'kysely';
-import type { Database, PostType } from '../database.js';
+import type { PostFields, PostType } from '../../domain/posts/post.js';
+import type { Database, PostsTable } from '../database.js';
+import { columnMap } from './columns.js';
+
+/** The columns of `posts` every kind shares (see columns.ts). */
+export const postColumns = columnMap<PostsTable>()<PostFields>({
+  status: 'status',
+  statusBeforeTrash: 'status_before_trash',
+  authorId: 'author_id',
+  title: 'title',
+  content: 'content',
+  excerpt: 'excerpt',
+  slug: 'slug',
+  password: 'password',
+  parentId: 'parent_id',
+  menuOrder: 'menu_order',
+  imageId: 'image_id',
+  date: 'date',
+  dateUtc: 'date_utc',
+  modified: 'modified',
+  modifiedUtc: 'modified_utc',
+});
 
 /** What permission checks need to know about any post, whatever its type. */
 export interface PostAccessRow {
@@ -21,14 +42,7 @@ export class PostStore {
   }
 
   async findAccess(id: number): Promise<PostAccessRow | undefined> {
-    const row = await this.db
-      .selectFrom('posts')
-      .select(['id', 'type', 'author_id', 'status', 'status_before_trash'])
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row
-      ? { id: row.id, type: row.type, authorId: row.author_id, status: row.status, statusBeforeTrash: row.status_before_trash }
-      : undefined;
+    return (await this.findAccessMany([id]))[0];
   }
 
   async findAccessMany(ids: readonly number[]): Promise<PostAccessRow[]> {

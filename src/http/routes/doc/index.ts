@@ -1,12 +1,12 @@
 /** `GET /doc`: the OpenAPI document, generated once from the registered routes (spec §4.1, CONTRACT.md §1.2). */
 import { Type } from '@sinclair/typebox';
 import { buildOpenApiDocument } from '../../openapi.js';
-import type { RouteRegistry, RouteSpec } from '../../route.js';
+import { route, type RouteRegistry, type RouteSpec } from '../../route.js';
 
 export function docRoutes(registry: RouteRegistry): RouteSpec[] {
   let cached: { server: string; document: unknown } | undefined;
   return [
-    {
+    route({
       methods: ['GET'],
       path: '/doc',
       summary: 'This API as an OpenAPI 3 document.',
@@ -17,6 +17,6 @@ export function docRoutes(registry: RouteRegistry): RouteSpec[] {
         if (cached?.server !== server) cached = { server, document: buildOpenApiDocument(registry, { serverUrl: server }) };
         return { body: cached.document };
       },
-    },
+    }),
   ];
 }

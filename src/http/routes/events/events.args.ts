@@ -1,29 +1,31 @@
 /**
  * The arguments of the event routes (spec §2.1, §4.3, §4.4; CONTRACT.md §3.3, §6.2), with the original's
- * validation. Checks that need the database go through the services.
+ * validation. Checks that need the database go through the services. Each declaration names its domain field
+ * (`as`), so the routes hand `ctx.args` to the service as they are.
  */
 import { Type } from '@sinclair/typebox';
+import type { Actor } from '../../../domain/actor.js';
+import { ApiError } from '../../../domain/errors.js';
+import type { EventInput, EventListQuery, LinkedRef } from '../../../domain/events/event.js';
+import type { LinkedType } from '../../../domain/linked/linked.js';
 import type { Services } from '../../../domain/services.js';
 import { isValidTimeZone } from '../../../time/zones.js';
-import { pageArg, perPageArg } from '../../paging.js';
-import { accept, arg, invalid, Invalid, nonEmptyString, resolveArgs, type Arg, type Args } from '../../params.js';
-import { ApiError } from '../../../domain/errors.js';
-import type { Actor } from '../../../domain/actor.js';
-import type { LinkedRef } from '../../../domain/events/event.js';
-import type { LinkedType } from '../../../domain/linked/linked.js';
-import { linkedWriteArgs, toLinkedInput } from '../linked/linked.args.js';
-import { authorArg, dateArg, imageArg, statusArg, statusFilterArg, truthy, websiteArg } from '../post-args.js';
+import { pageArg, perPageArg } from '../../collection.js';
+import { accept, arg, argsFor, invalid, Invalid, nonEmptyString, required, resolveArgs, withDefault, type ArgContext } from '../../params.js';
+import { linkedWriteArgs } from '../venues-organizers/venues-organizers.args.js';
+import { authorArg, dateArg, imageArg, publicationArgs, readablePostId, statusArg, statusFilterArg, truthy, websiteArg } from '../post-args.js';
 
-type A = Arg<Services>;
+const bool = <const N extends string>(description: string, as: N) => arg(Type.Boolean({ description }), { as });
 
-const bool = (description: string, def?: boolean): A =>
-  arg(Type.Boolean(def === undefined ? { description } : { description, default: def }));
-
-/** A list given as CSV, an array, or one scalar; `''` is the empty list. */
+/**
+ * A list of terms given as CSV, an array, one scalar, or an object whose values are the list (real clients send
+ * `{"id": 1}` or `{}`, and the original takes the values); `''` is the empty list.
+ */
 function termList(value: unknown): (string | number)[] | undefined {
   if (value === '') return [];
   if (typeof value === 'number') return [value];
   if (typeof value === 'string') return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return termList(Object.values(value));
   if (Array.isArray(value)) {
     const out: (string | number)[] = [];
     for (const v of value) {
@@ -38,11 +40,14 @@ function termList(value: unknown): (string | number)[] | undefined {
 }
 
 /** Term names are at most 200 characters (as in WordPress), and a write names at most 100 terms. */
-const termListCheck = (v: unknown) => {
-  const list = termList(v);
-  if (list === undefined || list.length > 100 || list.some((t) => String(t).length > 200)) return invalid();
-  return accept(list);
-};
+const termListArg = (description: string) =>
+  arg(Type.Unknown({ description }), {
+    check: (v: unknown) => {
+      const list = termList(v);
+      if (list === undefined || list.length > 100 || list.some((t) => String(t).length > 200)) return invalid();
+      return accept(list);
+    },
+  });
 
 /** Digits only (a number, or a string of digits): an id. */
 function asId(v: unknown): number | undefined {
@@ -56,8 +61,7 @@ function asId(v: unknown): number | undefined {
  * create (validated with the venue/organizer rules).
  */
 async function linkedRef(type: LinkedType, value: unknown, services: Services, actor: Actor): Promise<LinkedRef | Invalid> {
-  const fromId = async (id: number) =>
-    (await services.readablePosts(actor, [id], type)).has(id) ? { id } : invalid(`${id} is not a ${type}.`);
+  const fromId = async (id: number) => ((await services.readablePosts(actor, [id], type)).has(id) ? { id } : invalid(`${id} is not a ${type}.`));
   const id = asId(value);
   if (id !== undefined) return fromId(id);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return invalid();
@@ -67,8 +71,7 @@ async function linkedRef(type: LinkedType, value: unknown, services: Services, a
     return inner === undefined ? invalid() : fromId(inner);
   }
   try {
-    const args = await resolveArgs(linkedWriteArgs(type, true), { path: {}, body: fields, query: {} }, services, actor);
-    return { create: toLinkedInput(type, args) };
+    return { create: await resolveArgs(linkedWriteArgs(type, true), { path: {}, body: fields, query: {} }, services, actor) };
   } catch (error) {
     if (error instanceof ApiError) return invalid(`Invalid ${type}: ${error.message}`);
     throw error;
@@ -77,19 +80,20 @@ async function linkedRef(type: LinkedType, value: unknown, services: Services, a
 
 const isEmpty = (v: unknown) => v === '' || v === 0 || v === '0' || (Array.isArray(v) && v.length === 0);
 
-const venueArg: A = arg(Type.Unknown({ description: 'A venue id, {"id": n}, or the fields of a venue to create (or reuse); empty detaches.' }), {
-  check: async (value, { services, actor }) => {
-    if (isEmpty(value)) return accept(null);
+const venueArg = arg(Type.Unknown({ description: 'A venue id, {"id": n}, or the fields of a venue to create (or reuse); empty detaches.' }), {
+  check: async (value: unknown, { services, actor }: ArgContext) => {
+    if (isEmpty(value)) return accept<LinkedRef | null>(null);
     const ref = await linkedRef('venue', value, services, actor);
-    return ref instanceof Invalid ? ref : accept(ref);
+    return ref instanceof Invalid ? ref : accept<LinkedRef | null>(ref);
   },
 });
 
-const organizerArg: A = arg(
+const organizerArg = arg(
   Type.Unknown({ description: 'Organizer ids and/or fields of organizers to create (or reuse), in order: one, a list, or CSV ids; empty clears.' }),
   {
-    check: async (value, { services, actor }) => {
-      if (isEmpty(value)) return accept([]);
+    as: 'organizers',
+    check: async (value: unknown, { services, actor }: ArgContext) => {
+      if (isEmpty(value)) return accept<LinkedRef[]>([]);
       let items: unknown[];
       if (Array.isArray(value)) items = value;
       else if (typeof value === 'string' && /^[\d\s,]+$/.test(value)) items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -106,116 +110,123 @@ const organizerArg: A = arg(
   },
 );
 
-/** Arguments of event writes, in the original's order; `create` marks the required ones. */
-export function eventWriteArgs(create: boolean): Args<Services> {
-  return {
-    author: authorArg,
-    date: dateArg('Publication date, in the event\'s time zone.'),
-    date_utc: dateArg('Publication date, in UTC.'),
-    title: arg(Type.String({ description: 'The event title.' }), { required: create, check: nonEmptyString }),
-    description: arg(Type.String({ description: 'The event description (HTML).' }), { check: nonEmptyString }),
-    slug: arg(Type.String({ description: 'The event slug.' }), { check: nonEmptyString }),
-    excerpt: arg(Type.String({ description: 'The event excerpt.' }), { check: nonEmptyString }),
-    status: statusArg,
-    timezone: arg(Type.String({ description: 'IANA time zone, UTC, or UTC±N; empty for the site\'s.' }), {
-      check: (v: string) => (v === '' || isValidTimeZone(v) ? undefined : invalid()),
-    }),
-    all_day: bool('Whether the event lasts whole days.', create ? false : undefined),
-    start_date: dateArg('Start, in the event\'s time zone.', create),
-    end_date: dateArg('End, in the event\'s time zone.', create),
-    image: imageArg(false),
-    cost: arg(Type.Unknown({ description: 'The cost: a string, or an array of strings; empty clears it.' }), {
-      check: (v: unknown) => {
-        if (typeof v === 'number') return accept([String(v)]);
-        if (typeof v === 'string') return accept(v.trim() === '' ? [] : [v]);
-        if (Array.isArray(v) && v.every((x) => typeof x === 'string' || typeof x === 'number')) {
-          return accept(v.map(String).filter((x) => x.trim() !== ''));
-        }
-        return invalid();
-      },
-    }),
-    website: websiteArg('The event website'),
-    show_map: bool('Whether the event shows a map.'),
-    show_map_link: bool('Whether the event shows a map link.'),
-    hide_from_listings: bool('Whether the event is hidden from listings.'),
-    sticky: bool('Whether the event is sticky in calendar views.'),
-    featured: bool('Whether the event is featured.'),
-    categories: arg(Type.Unknown({ description: 'Category ids, slugs or names (CSV or array); unknown names are created.' }), {
-      check: termListCheck,
-    }),
-    tags: arg(Type.Unknown({ description: 'Tag ids, slugs or names (CSV or array); unknown names are created.' }), {
-      check: termListCheck,
-    }),
-    venue: venueArg,
-    organizer: organizerArg,
-  };
-}
+/** Arguments of event updates, in the original's order; every one optional. */
+export const eventUpdateArgs = argsFor<EventInput>()({
+  author: authorArg,
+  ...publicationArgs,
+  title: arg(Type.String({ description: 'The event title.' }), { check: nonEmptyString }),
+  description: arg(Type.String({ description: 'The event description (HTML).' }), { check: nonEmptyString }),
+  slug: arg(Type.String({ description: 'The event slug.' }), { check: nonEmptyString }),
+  excerpt: arg(Type.String({ description: 'The event excerpt.' }), { check: nonEmptyString }),
+  status: statusArg,
+  timezone: arg(Type.String({ description: 'IANA time zone, UTC, or UTC±N; empty for the site\'s.' }), {
+    check: (v: string) => (v === '' || isValidTimeZone(v) ? undefined : invalid()),
+  }),
+  all_day: bool('Whether the event lasts whole days.', 'allDay'),
+  start_date: dateArg('Start, in the event\'s time zone.', 'startDate'),
+  end_date: dateArg('End, in the event\'s time zone.', 'endDate'),
+  image: imageArg(true),
+  cost: arg(Type.Unknown({ description: 'The cost: a string, or an array of strings; empty clears it.' }), {
+    check: (v: unknown) => {
+      if (typeof v === 'number') return accept([String(v)]);
+      if (typeof v === 'string') return accept(v.trim() === '' ? [] : [v]);
+      if (Array.isArray(v) && v.every((x) => typeof x === 'string' || typeof x === 'number')) {
+        return accept(v.map(String).filter((x) => x.trim() !== ''));
+      }
+      return invalid();
+    },
+  }),
+  website: websiteArg('The event website'),
+  show_map: bool('Whether the event shows a map.', 'showMap'),
+  show_map_link: bool('Whether the event shows a map link.', 'showMapLink'),
+  hide_from_listings: bool('Whether the event is hidden from listings.', 'hideFromListings'),
+  sticky: bool('Whether the event is sticky in calendar views.', 'sticky'),
+  featured: bool('Whether the event is featured.', 'featured'),
+  categories: termListArg('Category ids, slugs or names (CSV, array, or an object of them); unknown names are created.'),
+  tags: termListArg('Tag ids, slugs or names (CSV, array, or an object of them); unknown names are created.'),
+  venue: venueArg,
+  organizer: organizerArg,
+});
 
+/** Arguments of `POST /events`: the same, with title and dates required and all_day false by default. */
+export const eventCreateArgs = argsFor<EventInput>()({
+  ...eventUpdateArgs,
+  title: required(eventUpdateArgs.title),
+  all_day: withDefault(eventUpdateArgs.all_day, false),
+  start_date: required(eventUpdateArgs.start_date),
+  end_date: required(eventUpdateArgs.end_date),
+});
 
-const linkedFilter = (type: LinkedType): A =>
+const linkedFilter = <const N extends string>(type: LinkedType, as: N) =>
   arg(Type.Array(Type.Integer(), { description: `Events with any of these ${type} ids (CSV or array).` }), {
-    check: async (ids: number[], { services, actor }) => {
+    as,
+    check: async (ids: number[], { services, actor }: ArgContext) => {
       const found = await services.readablePosts(actor, ids, type);
       return ids.length > 0 && ids.every((id) => found.has(id)) ? undefined : invalid();
     },
   });
 
-const termFilter = (which: 'categories' | 'tags'): A =>
+/** Categories and tags filters: ids or slugs; the emitted URLs carry them as sent (children are resolved here). */
+const termFilter = (which: 'categories' | 'tags') =>
   arg(
     Type.Array(Type.String(), {
       description: `Events with any of these ${which} (ids or slugs, CSV or array)${which === 'categories' ? ', children included' : ''}.`,
     }),
     {
-      check: async (entries: string[], { services }) => {
+      carry: 'raw',
+      check: async (entries: string[], { services }: ArgContext) => {
         const ids = await services[which].resolveFilter(entries);
         return ids === undefined ? invalid() : accept(ids);
       },
     },
   );
 
+const ticketsCheck = (v: boolean) =>
+  v ? invalid('Filtering by tickets needs a ticketing module, and none is active.', 'event-tickets-not-active') : undefined;
+
 /** Arguments of `GET /events`, in the order the emitted URLs carry them. */
-export const eventListArgs: Args<Services> = {
+export const eventListArgs = argsFor<EventListQuery>()({
   page: pageArg,
   per_page: perPageArg,
-  start_date: dateArg('Events starting on or after this date.'),
-  end_date: dateArg('Events ending on or before this date.'),
-  search: arg(Type.String({ description: 'Events whose title, excerpt or description contain every word.' }), {
-    check: nonEmptyString,
-  }),
+  start_date: dateArg('Events starting on or after this date.', 'startDate'),
+  end_date: dateArg('Events ending on or before this date.', 'endDate'),
+  search: arg(Type.String({ description: 'Events whose title, excerpt or description contain every word.' }), { check: nonEmptyString }),
   categories: termFilter('categories'),
   tags: termFilter('tags'),
-  venue: linkedFilter('venue'),
-  organizer: linkedFilter('organizer'),
-  featured: bool('Only featured (true) or only not featured (false) events.'),
-  has_geoloc: bool('Events whose venue has (true) or lacks (false) coordinates.'),
-  geoloc: bool('Alias of has_geoloc.'),
-  geoloc_lat: arg(Type.Number({ minimum: -90, maximum: 90, description: 'Latitude of the point to search around; needs geoloc_lng.' })),
-  geoloc_lng: arg(Type.Number({ minimum: -180, maximum: 180, description: 'Longitude of the point to search around; needs geoloc_lat.' })),
-  geoloc_distance: arg(Type.Number({ default: 50, description: 'Search radius in km around geoloc_lat/geoloc_lng.' }), {
+  venue: linkedFilter('venue', 'venues'),
+  organizer: linkedFilter('organizer', 'organizers'),
+  featured: bool('Only featured (true) or only not featured (false) events.', 'featured'),
+  has_geoloc: bool('Events whose venue has (true) or lacks (false) coordinates.', 'hasGeoloc'),
+  geoloc: arg(Type.Boolean({ description: 'Alias of has_geoloc.' }), { carry: false }),
+  geoloc_lat: arg(Type.Number({ minimum: -90, maximum: 90, description: 'Latitude of the point to search around; needs geoloc_lng.' }), {
+    as: 'geolocLat',
+  }),
+  geoloc_lng: arg(Type.Number({ minimum: -180, maximum: 180, description: 'Longitude of the point to search around; needs geoloc_lat.' }), {
+    as: 'geolocLng',
+  }),
+  geoloc_distance: arg(Type.Number({ description: 'Search radius in km around geoloc_lat/geoloc_lng.' }), {
+    as: 'geolocDistance',
+    default: 50,
     check: (km: number) => (km > 0 && km <= 20_000 ? undefined : invalid()),
   }),
   status: statusFilterArg,
-  post_parent: arg(Type.Integer({ description: 'Events whose parent is this event.' }), {
-    check: async (id: number, { services, actor }) => ((await services.readablePosts(actor, [id], 'event')).has(id) ? undefined : invalid()),
-  }),
+  post_parent: { ...readablePostId('event', 'Events whose parent is this event.'), as: 'postParent' as const },
   include: arg(Type.Array(Type.Integer(), { description: 'Only these event ids (the date window is dropped).' }), {
     // the original's is_positive_int_list: at least one, all positive
     check: (ids: number[]) => (ids.length > 0 && ids.every((id) => id > 0) ? undefined : invalid()),
   }),
-  starts_before: dateArg('Events starting before this date.'),
-  starts_after: dateArg('Events starting after this date.'),
-  ends_before: dateArg('Events ending before this date.'),
-  ends_after: dateArg('Events ending after this date.'),
-  strict_dates: arg(
-    Type.String({ default: 'false', description: 'true: dates are exact instants; false: whole days are included.' }),
-    { check: (v: string) => (v.trim() === '' ? invalid() : accept(truthy(v))) },
-  ),
+  starts_before: dateArg('Events starting before this date.', 'startsBefore'),
+  starts_after: dateArg('Events starting after this date.', 'startsAfter'),
+  ends_before: dateArg('Events ending before this date.', 'endsBefore'),
+  ends_after: dateArg('Events ending after this date.', 'endsAfter'),
+  strict_dates: arg(Type.String({ description: 'true: dates are exact instants; false: whole days are included.' }), {
+    as: 'strictDates',
+    default: 'false',
+    check: (v: string) => (v.trim() === '' ? invalid() : accept(truthy(v))),
+  }),
   tickets: arg(Type.Boolean({ description: 'Events with (true) or without (false) tickets; needs a ticketing module for true.' }), {
-    check: (v: boolean) =>
-      v ? invalid('Filtering by tickets needs a ticketing module, and none is active.', 'event-tickets-not-active') : undefined,
+    carry: false,
+    check: ticketsCheck,
   }),
-  ticketed: arg(Type.Boolean({ description: 'Alias of tickets.' }), {
-    check: (v: boolean) =>
-      v ? invalid('Filtering by tickets needs a ticketing module, and none is active.', 'event-tickets-not-active') : undefined,
-  }),
-};
+  ticketed: arg(Type.Boolean({ description: 'Alias of tickets.' }), { carry: false, check: ticketsCheck }),
+});

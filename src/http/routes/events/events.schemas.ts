@@ -1,74 +1,7 @@
 /** Response schemas of the event routes: the Event object of CONTRACT.md §2.1 and the list envelope. */
-import { Type } from '@sinclair/typebox';
-
-export const DateDetailsSchema = Type.Object(
-  {
-    year: Type.String(),
-    month: Type.String(),
-    day: Type.String(),
-    hour: Type.String(),
-    minutes: Type.String(),
-    seconds: Type.String(),
-  },
-  { title: 'DateDetails', description: 'The parts of a date-time, as zero-padded strings.' },
-);
-
-export const ImageSizeSchema = Type.Object(
-  {
-    width: Type.Integer(),
-    height: Type.Integer(),
-    'mime-type': Type.String(),
-    filesize: Type.Optional(Type.Integer()),
-    url: Type.String({ format: 'uri' }),
-  },
-  { title: 'ImageSize' },
-);
-
-export const ImageSchema = Type.Object(
-  {
-    url: Type.String({ format: 'uri' }),
-    id: Type.Integer(),
-    extension: Type.Optional(Type.String()),
-    width: Type.Optional(Type.Integer()),
-    height: Type.Optional(Type.Integer()),
-    filesize: Type.Optional(Type.Integer()),
-    sizes: Type.Optional(Type.Record(Type.String(), ImageSizeSchema)),
-  },
-  { title: 'Image' },
-);
-
-export const CostDetailsSchema = Type.Object(
-  {
-    currency_symbol: Type.String(),
-    currency_code: Type.String(),
-    currency_position: Type.String({ description: 'prefix, postfix, or empty' }),
-    values: Type.Array(Type.String()),
-  },
-  { title: 'CostDetails' },
-);
-
-const TermUrls = Type.Object({
-  self: Type.String({ format: 'uri' }),
-  collection: Type.String({ format: 'uri' }),
-  up: Type.Optional(Type.String({ format: 'uri' })),
-});
-
-export const EmbeddedTermSchema = Type.Object(
-  {
-    name: Type.String(),
-    slug: Type.String(),
-    term_group: Type.Integer(),
-    term_taxonomy_id: Type.Integer(),
-    taxonomy: Type.String(),
-    description: Type.String(),
-    parent: Type.Integer(),
-    count: Type.Integer(),
-    filter: Type.String(),
-    id: Type.Integer(),
-    urls: TermUrls,
-  },
-  { title: 'Term' },
-);
+import { Type, type Static } from '@sinclair/typebox';
+import { CostDetailsSchema, DateDetailsSchema, EmbeddedTermSchema, ImageSchema } from '../../schemas/components.schemas.js';
+import { OrganizerSchema, VenueSchema } from '../venues-organizers/venues-organizers.schemas.js';
 
 const details = DateDetailsSchema;
 
@@ -111,15 +44,17 @@ export const EventSchema = Type.Object(
     featured: Type.Boolean(),
     categories: Type.Array(EmbeddedTermSchema),
     tags: Type.Array(EmbeddedTermSchema),
-    venue: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Array(Type.Unknown(), { maxItems: 0 })], {
-      description: 'The linked venue, or an empty array when there is none.',
+    venue: Type.Union([VenueSchema, Type.Array(Type.Never(), { maxItems: 0 })], {
+      description: 'The linked venue, or an empty array when there is none (or the caller may not read it).',
     }),
-    organizer: Type.Array(Type.Object({}, { additionalProperties: true })),
+    organizer: Type.Array(OrganizerSchema, { description: 'The linked organizers the caller may read, in link order.' }),
     custom_fields: Type.Array(Type.Unknown()),
     json_ld: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Single reads only.' })),
   },
   { title: 'Event' },
 );
+
+export type EventResponse = Static<typeof EventSchema>;
 
 export const EventListSchema = Type.Object({
   events: Type.Array(EventSchema),

@@ -7,13 +7,10 @@ import { describeRoutes } from '../namespace/namespace.index.js';
 
 export function registerServiceRoutes(app: FastifyInstance, services: Services, registry: RouteRegistry, urls: Urls) {
   app.get('/healthz', async (request, reply) => {
-    try {
-      await services.storage.ping();
-      return { status: 'ok', database: services.storage.dialect.name };
-    } catch (error) {
-      request.log.error({ err: error }, 'health check: database not answering');
-      return reply.code(503).send({ status: 'unavailable', database: services.storage.dialect.name });
-    }
+    const health = await services.health();
+    if (health.ok) return { status: 'ok', database: health.database };
+    request.log.error({ err: health.error }, 'health check: database not answering');
+    return reply.code(503).send({ status: 'unavailable', database: health.database });
   });
 
   app.get('/', async () => ({
@@ -21,7 +18,7 @@ export function registerServiceRoutes(app: FastifyInstance, services: Services, 
     description: 'Events, venues, organizers, event categories and tags over HTTP.',
     url: urls.home,
     home: urls.home,
-    timezone_string: services.config.siteTimezone,
+    timezone_string: services.siteTimezone,
     namespaces: [NAMESPACE],
     routes: describeRoutes(registry, urls),
     _links: { help: [{ href: `${urls.namespace}/doc` }] },

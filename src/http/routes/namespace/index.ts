@@ -2,20 +2,20 @@
 import { Type } from '@sinclair/typebox';
 import { errors } from '../../../domain/errors.js';
 import { arg } from '../../params.js';
-import type { RouteRegistry, RouteSpec } from '../../route.js';
+import { route, type RouteRegistry, type RouteSpec } from '../../route.js';
 import { NAMESPACE } from '../../urls.js';
 import { describeRoutes } from './namespace.index.js';
 
 export function namespaceRoutes(registry: RouteRegistry): RouteSpec[] {
   return [
-    {
+    route({
       methods: ['GET'],
       path: '',
       summary: 'Describe the namespace: every route, its methods and arguments.',
       errors: [404],
       args: {
-        namespace: arg(Type.String({ default: NAMESPACE })),
-        context: arg(Type.String({ default: 'view' })),
+        namespace: arg(Type.String(), { default: NAMESPACE }),
+        context: arg(Type.String(), { default: 'view' }),
       },
       async handler(ctx) {
         if (ctx.args.namespace !== NAMESPACE) throw errors.invalidNamespace();
@@ -27,6 +27,6 @@ export function namespaceRoutes(registry: RouteRegistry): RouteSpec[] {
           },
         };
       },
-    },
+    }),
   ];
 }

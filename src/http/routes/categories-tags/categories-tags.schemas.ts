@@ -1,10 +1,6 @@
-import { Type, type TSchema } from '@sinclair/typebox';
-
-const TermUrls = Type.Object({
-  self: Type.String({ format: 'uri' }),
-  collection: Type.String({ format: 'uri' }),
-  up: Type.Optional(Type.String({ format: 'uri' })),
-});
+/** Response schemas of the category and tag routes (CONTRACT.md §2.5a): the term and the list envelope. */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { TermUrlsSchema } from '../../schemas/components.schemas.js';
 
 const head = {
   id: Type.Integer({ description: 'Term id.' }),
@@ -17,7 +13,7 @@ const head = {
 const tail = {
   meta: Type.Array(Type.Never(), { description: 'Always empty.' }),
   url: Type.String({ format: 'uri', description: 'Public archive link of the term.' }),
-  urls: TermUrls,
+  urls: TermUrlsSchema,
 };
 
 export const CategorySchema = Type.Object(
@@ -25,6 +21,9 @@ export const CategorySchema = Type.Object(
   { title: 'Category' },
 );
 export const TagSchema = Type.Object({ ...head, ...tail }, { title: 'Tag' });
+
+export type CategoryResponse = Static<typeof CategorySchema>;
+export type TagResponse = Static<typeof TagSchema>;
 
 /** The term-list envelope: note its key order differs from the event list's. */
 export function termListSchema(key: 'categories' | 'tags', item: TSchema) {

@@ -1,6 +1,7 @@
 /** Response schemas of venues and organizers: keys with empty values are left out, hence the optional ones. */
-import { Type, type TSchema } from '@sinclair/typebox';
-import { ImageSchema } from '../events/events.schemas.js';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { ImageSchema } from '../../schemas/components.schemas.js';
+import type { LinkedType } from '../../../domain/linked/linked.js';
 
 const opt = <T extends TSchema>(schema: T) => Type.Optional(schema);
 
@@ -60,6 +61,11 @@ export const OrganizerSchema = Type.Object(
   },
   { title: 'Organizer' },
 );
+
+export type VenueResponse = Static<typeof VenueSchema>;
+export type OrganizerResponse = Static<typeof OrganizerSchema>;
+
+export const LINKED_SCHEMAS = { venue: VenueSchema, organizer: OrganizerSchema } as const satisfies Record<LinkedType, TSchema>;
 
 export function linkedListSchema(key: 'venues' | 'organizers', item: TSchema) {
   return Type.Object({

@@ -1,0 +1,225 @@
+/**
+ * The one write path of posts (events, venues, organizers): who may write which post, with each kind's own
+ * not-found answers; creating one (status scaled back and scheduled, slug, stamps, image); updating one
+ * (partial: what is not sent stays — DECISIONS.md); moving one to the trash. A kind's service adds only its
+ * own fields, through callbacks that run inside the same transaction.
+ */
+import type { Storage } from '../../storage/storage.js';
+import { parseWall, wallToMs } from '../../time/zones.js';
+import { isAuthenticated, type Actor } from '../actor.js';
+import { errors, type ApiError } from '../errors.js';
+import { can, canDeletePost, canEditPost } from '../policies.js';
+import { firstFreeSlug, sanitizeSlug } from '../slugs.js';
+import type { PostFields, PostInput, PostPatch, PostRecord, PostType } from './post.js';
+import { assertMayWrite, filterHtml, postStamp, publicationMs, resolveImage, retryOnConflict, type Stamp } from './post-writes.js';
+import { applyScheduling, needsSlug, scaleBackStatus, SLUG_UNIQUE_STATUSES, TRASHED_SUFFIX } from './status.js';
+
+/** What the writer needs of a kind's store (implemented in storage/stores). */
+export interface PostKindStore<R extends PostRecord, D> {
+  find(id: number): Promise<R | undefined>;
+  insert(post: PostFields, details: D): Promise<number>;
+  update(id: number, post: PostPatch, details: Partial<D>): Promise<void>;
+  /** Which of these slugs posts of this kind with one of these statuses already have. */
+  takenSlugs(candidates: readonly string[], statuses: readonly string[], excludeId?: number): Promise<Set<string>>;
+}
+
+export interface PostKind<R extends PostRecord, D> {
+  readonly type: Exclude<PostType, 'image'>;
+  /** Drafts get a slug from their title too (venues, organizers); events get one only once published. */
+  readonly draftSlugs: boolean;
+  /** The original's answers for an id that names no post, a post of another kind, a post already trashed. */
+  readonly notFound: (id: number) => ApiError;
+  readonly wrongType: (id: number) => ApiError;
+  readonly inTrash: (id: number) => ApiError;
+  store(storage: Storage): PostKindStore<R, D>;
+}
+
+/** What a kind's callbacks learn about the write in progress. */
+export interface WriteContext {
+  readonly nowMs: number;
+  readonly now: Stamp;
+  /** The status the post has after this write. */
+  readonly status: string;
+}
+
+/** A kind's own part of an update: its detail fields, and post fields only it knows (an event's `sticky`). */
+export interface OwnChanges<D> {
+  readonly post?: PostPatch;
+  readonly details?: Partial<D>;
+}
+
+type Verb = 'edit' | 'delete';
+
+const generalCapability = (verb: Verb) => (verb === 'edit' ? 'edit_posts' : 'delete_posts');
+
+/**
+ * WordPress' permission callback for writing a post (what the `Allow` header reports): the general capability,
+ * then, when the post exists, the check on that post.
+ */
+export async function mayWritePost(storage: Storage, actor: Actor, verb: Verb, id: number | undefined): Promise<boolean> {
+  if (!can(actor, generalCapability(verb))) return false;
+  const access = id === undefined ? undefined : await storage.posts.findAccess(id);
+  if (!access) return true;
+  return verb === 'edit' ? canEditPost(actor, access) : canDeletePost(actor, access);
+}
+
+export class PostWriter<R extends PostRecord, D> {
+  constructor(
+    private readonly storage: Storage,
+    private readonly siteZone: string,
+    readonly kind: PostKind<R, D>,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /**
+   * The post a write is about, once the caller may write it: a missing post is the kind's not-found answer
+   * (forbidden to callers without the general capability, as WordPress' permission callback comes first), a post
+   * of another kind its wrong-type answer.
+   */
+  async authorize(actor: Actor, verb: Verb, id: number): Promise<void> {
+    const access = await this.storage.posts.findAccess(id);
+    if (!access) {
+      if (!can(actor, generalCapability(verb))) throw errors.forbidden(isAuthenticated(actor));
+      throw this.kind.notFound(id);
+    }
+    if (!(verb === 'edit' ? canEditPost : canDeletePost)(actor, access)) throw errors.forbidden(isAuthenticated(actor));
+    if (access.type !== this.kind.type) throw this.kind.wrongType(id);
+    if (verb === 'delete' && access.status === 'trash') throw this.kind.inTrash(id);
+  }
+
+  /**
+   * Inside a transaction: stores a new post of this kind, its status scaled back for the caller and scheduled by
+   * its date, with the details `details` gives, and answers with the record as written.
+   */
+  async insert(tx: Storage, actor: Actor, input: PostInput, nowMs: number, details: (ctx: WriteContext) => Promise<D>, extra: PostPatch = {}): Promise<R> {
+    const published = publicationMs(input, this.siteZone, nowMs) ?? nowMs;
+    const status = applyScheduling(scaleBackStatus(actor, input.status ?? undefined), published, nowMs);
+    const now = postStamp(nowMs, this.siteZone);
+    const pub = postStamp(published, this.siteZone);
+    const title = input.title ?? '';
+    const post: PostFields = {
+      status,
+      statusBeforeTrash: null,
+      authorId: input.author ?? (actor.kind === 'user' ? actor.id : 0),
+      title: filterHtml(actor, title),
+      content: filterHtml(actor, input.description ?? ''),
+      excerpt: filterHtml(actor, input.excerpt ?? ''),
+      slug: await this.slug(tx, { requested: input.slug, current: '', title, status }),
+      password: '',
+      parentId: 0,
+      menuOrder: 0,
+      imageId: await resolveImage(tx, actor, input.image, now),
+      date: pub.local,
+      dateUtc: pub.utc,
+      modified: now.local,
+      modifiedUtc: now.utc,
+      ...extra,
+    };
+    const own = await details({ nowMs, now, status });
+    const id = await this.kind.store(tx).insert(post, own);
+    return { id, type: this.kind.type, ...post, ...own } as unknown as R;
+  }
+
+  /**
+   * Updates a post: the shared fields sent, then the kind's own (`change`), in one transaction that is tried
+   * again when it loses a race for a slug; `after` runs last, inside it.
+   */
+  async update(
+    actor: Actor,
+    id: number,
+    input: PostInput,
+    change: (tx: Storage, current: R, ctx: WriteContext) => Promise<OwnChanges<D>>,
+    after?: (tx: Storage, current: R, ctx: WriteContext) => Promise<void>,
+  ): Promise<void> {
+    await this.authorize(actor, 'edit', id);
+    assertMayWrite(actor, input);
+    const nowMs = this.clock();
+    await retryOnConflict(() =>
+      this.storage.transaction(async (tx) => {
+        const store = this.kind.store(tx);
+        const current = await store.find(id);
+        if (!current) throw this.kind.notFound(id);
+        const now = postStamp(nowMs, this.siteZone);
+        const { status, fields } = this.publication(actor, input, current, nowMs);
+        const post: { -readonly [K in keyof PostFields]?: PostFields[K] } = { modified: now.local, modifiedUtc: now.utc, ...fields };
+        if (input.title !== undefined && input.title !== null) post.title = filterHtml(actor, input.title);
+        if (input.description !== undefined) post.content = filterHtml(actor, input.description ?? '');
+        if (input.excerpt !== undefined) post.excerpt = filterHtml(actor, input.excerpt ?? '');
+        if (input.author !== undefined && input.author !== null) post.authorId = input.author;
+        if (input.image !== undefined) post.imageId = await resolveImage(tx, actor, input.image, now);
+        const slug = await this.slug(tx, { requested: input.slug, current: current.slug, title: input.title ?? current.title, status, excludeId: id });
+        if (slug !== current.slug) post.slug = slug;
+        const ctx: WriteContext = { nowMs, now, status };
+        const own = await change(tx, current, ctx);
+        await store.update(id, { ...post, ...own.post }, own.details ?? {});
+        await after?.(tx, current, ctx);
+      }),
+    );
+  }
+
+  /** Moves a post to the trash (its slug freed with WordPress' `__trashed` suffix); `also` runs in the same transaction. */
+  async trash(actor: Actor, id: number, also: (tx: Storage, current: R) => Promise<void>): Promise<void> {
+    await this.authorize(actor, 'delete', id);
+    const now = postStamp(this.clock(), this.siteZone);
+    await this.storage.transaction(async (tx) => {
+      const store = this.kind.store(tx);
+      const current = await store.find(id);
+      if (!current) throw this.kind.notFound(id);
+      if (current.status === 'trash') throw this.kind.inTrash(id);
+      await also(tx, current);
+      await store.update(
+        id,
+        {
+          status: 'trash',
+          statusBeforeTrash: current.status,
+          slug: current.slug === '' ? '' : `${current.slug}${TRASHED_SUFFIX}`,
+          modified: now.local,
+          modifiedUtc: now.utc,
+        },
+        {},
+      );
+    });
+  }
+
+  /**
+   * The slug to store: the one asked for, else the current one (without a trash suffix), else one from the title
+   * once the post is published (or at once, for kinds whose drafts have slugs); unique among published posts of
+   * the kind (drafts and pending posts skip the check, as in WordPress); suffixed in the trash.
+   */
+  private async slug(
+    tx: Storage,
+    s: { requested: string | null | undefined; current: string; title: string; status: string; excludeId?: number },
+  ): Promise<string> {
+    const bare = s.current.endsWith(TRASHED_SUFFIX) ? s.current.slice(0, -TRASHED_SUFFIX.length) : s.current;
+    const requested = s.requested ?? undefined;
+    let base = requested !== undefined ? sanitizeSlug(requested) : bare;
+    if (base === '' && (requested !== undefined || needsSlug(s.status) || this.kind.draftSlugs)) {
+      base = sanitizeSlug(s.title) || this.kind.type;
+    }
+    if (s.status === 'trash') return base === '' ? '' : `${base}${TRASHED_SUFFIX}`;
+    if (base === '' || !SLUG_UNIQUE_STATUSES.includes(s.status)) return base;
+    await tx.lock(`slug:${this.kind.type}:${base}`);
+    const store = this.kind.store(tx);
+    return firstFreeSlug(base, (candidates) => store.takenSlugs(candidates, SLUG_UNIQUE_STATUSES, s.excludeId));
+  }
+
+  /**
+   * An update's publication date and status: a new date from `date` (site time) / `date_utc`, the status rules of
+   * CONTRACT.md §6.1 for a requested status, WordPress' scheduling when either changes, and the trash bookkeeping.
+   */
+  private publication(actor: Actor, input: PostInput, current: PostRecord, nowMs: number) {
+    const fields: PostPatch & { status?: string } = {};
+    let publishedMs = wallToMs(parseWall(current.dateUtc));
+    const published = publicationMs(input, this.siteZone, nowMs);
+    if (published !== undefined) {
+      publishedMs = published;
+      const pub = postStamp(published, this.siteZone);
+      Object.assign(fields, { date: pub.local, dateUtc: pub.utc });
+    }
+    let status = current.status;
+    if (input.status !== undefined && input.status !== null) status = scaleBackStatus(actor, input.status);
+    if (input.status !== undefined || published !== undefined) status = applyScheduling(status, publishedMs, nowMs);
+    if (status !== current.status) Object.assign(fields, { status, statusBeforeTrash: status === 'trash' ? current.status : null });
+    return { status, fields };
+  }
+}

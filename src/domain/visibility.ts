@@ -1,0 +1,92 @@
+/**
+ * What a caller may see, as one rule: which posts a caller may read is `canReadPost` (policies.ts); lists,
+ * totals, embedded links, `only_with_upcoming` and the response cache's key all take it from here, so they
+ * cannot disagree with single reads. `listVisibility` derives, from the policy itself, which statuses the caller
+ * may read on anyone's posts and on their own; `visiblePosts` writes that as SQL. A test checks the SQL against
+ * the policy for every status, ownership and role.
+ *
+ * (This is the one domain module that writes SQL: the rule and its SQL form belong together.)
+ */
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { Actor } from './actor.js';
+import { canReadPost } from './policies.js';
+import { STATUSES } from './posts/post.js';
+
+/** The statuses readable under a rule; trashed posts are judged by the status they had (`trashedFrom`). */
+export interface StatusRule {
+  readonly statuses: readonly string[];
+  readonly trashedFrom: readonly string[];
+}
+
+export interface Visibility {
+  /** Callers with the same key see exactly the same posts (the response cache shares answers between them). */
+  readonly key: string;
+  /** What the caller may read of anyone's posts. */
+  readonly anyone: StatusRule;
+  /** What more the caller may read of their own posts. */
+  readonly own?: { readonly userId: number; readonly rule: StatusRule };
+}
+
+const LIVE = STATUSES.filter((s) => s !== 'trash');
+
+function ruleFor(actor: Actor, authorId: number): StatusRule {
+  return {
+    statuses: LIVE.filter((status) => canReadPost(actor, { authorId, status })),
+    trashedFrom: LIVE.filter((before) => canReadPost(actor, { authorId, status: 'trash', statusBeforeTrash: before })),
+  };
+}
+
+const covers = (rule: StatusRule, other: StatusRule) =>
+  other.statuses.every((s) => rule.statuses.includes(s)) && other.trashedFrom.every((s) => rule.trashedFrom.includes(s));
+
+/** What this caller may read, derived from `canReadPost`. */
+export function listVisibility(actor: Actor): Visibility {
+  if (actor.kind !== 'user') return { key: 'public', anyone: ruleFor(actor, -1) };
+  const anyone = ruleFor(actor, -1);
+  const own = ruleFor(actor, actor.id);
+  if (covers(anyone, own)) return { key: `role:${actor.role}`, anyone };
+  return { key: `user:${actor.id}`, anyone, own: { userId: actor.id, rule: own } };
+}
+
+/** Whether a rule is "every status" (no condition needed). */
+export const isEverything = (rule: StatusRule) => rule.statuses.length === LIVE.length && rule.trashedFrom.length === LIVE.length;
+
+/** Whether the rule can be checked on a status column alone (no `status_before_trash`, no author). */
+export function statusesOnly(v: Visibility): readonly string[] | 'all' | undefined {
+  if (v.own) return undefined;
+  if (isEverything(v.anyone)) return 'all';
+  if (v.anyone.trashedFrom.length === 0) return v.anyone.statuses;
+  if (v.anyone.trashedFrom.length === LIVE.length) return [...v.anyone.statuses, 'trash'];
+  return undefined;
+}
+
+/** The columns the rule reads, as `table.column` references. */
+export interface PostColumns {
+  readonly status: string;
+  readonly authorId: string;
+  readonly statusBeforeTrash: string;
+}
+
+function ruleSql(eb: ExpressionBuilder<any, any>, rule: StatusRule, c: PostColumns): Expression<SqlBool> {
+  const status = sql.ref(c.status);
+  const parts: Expression<SqlBool>[] = [];
+  if (rule.statuses.length === LIVE.length) parts.push(eb(status, '<>', 'trash'));
+  else if (rule.statuses.length > 0) parts.push(rule.statuses.length === 1 ? eb(status, '=', rule.statuses[0]) : eb(status, 'in', [...rule.statuses]));
+  if (rule.trashedFrom.length === LIVE.length) parts.push(eb(status, '=', 'trash'));
+  else if (rule.trashedFrom.length > 0) {
+    // WordPress judges a trashed post without a remembered status as a draft
+    const before = sql<string>`coalesce(${sql.ref(c.statusBeforeTrash)}, 'draft')`;
+    parts.push(eb.and([eb(status, '=', 'trash'), eb(before, 'in', [...rule.trashedFrom])]));
+  }
+  return parts.length === 0 ? sql<SqlBool>`1 = 0` : parts.length === 1 ? parts[0] : eb.or(parts);
+}
+
+/** The rule as SQL, or undefined when the caller may read everything. */
+export function visiblePosts(eb: ExpressionBuilder<any, any>, v: Visibility, c: PostColumns): Expression<SqlBool> | undefined {
+  if (!v.own && isEverything(v.anyone)) return undefined;
+  const anyone = ruleSql(eb, v.anyone, c);
+  if (!v.own) return anyone;
+  const own = isEverything(v.own.rule) ? undefined : ruleSql(eb, v.own.rule, c);
+  const mine = eb(sql.ref(c.authorId), '=', v.own.userId);
+  return eb.or([anyone, own ? eb.and([mine, own]) : mine]);
+}

@@ -1,0 +1,149 @@
+/**
+ * `/venues`, `/organizers`, their `/<id>` and `/by-slug/<slug>` routes (spec §4.5, §4.6; CONTRACT.md §2.2,
+ * §2.3, §4, §6.3, §6.8). One set of routes serves both kinds.
+ */
+import { Type } from '@sinclair/typebox';
+import { errors } from '../../../domain/errors.js';
+import type { LinkedView } from '../../../domain/linked/linked.service.js';
+import type { LinkedInput, LinkedType, RecordOf } from '../../../domain/linked/linked.js';
+import { can } from '../../../domain/policies.js';
+import { serializeLinked } from '../../../serializers/linked.serializer.js';
+import { collection } from '../../collection.js';
+import { arg, invalid, type ArgContext, type Args } from '../../params.js';
+import { route, UPDATE_METHODS, type RouteContext, type RouteSpec } from '../../route.js';
+import type { Urls } from '../../urls.js';
+import { linkedListArgs, linkedWriteArgs } from './venues-organizers.args.js';
+import { LINKED_SCHEMAS, linkedListSchema } from './venues-organizers.schemas.js';
+
+export function linkedRoutes<T extends LinkedType>(type: T): RouteSpec[] {
+  const plural = `${type}s` as const;
+  const schema = LINKED_SCHEMAS[type];
+  const serialize = (view: LinkedView<RecordOf<T>>, urls: Urls, single = false) => serializeLinked(type, view, urls, { single });
+
+  const idArg = arg(Type.Integer({ description: `The ${type} id.` }), {
+    required: true,
+    check: async (id: number, { services }: ArgContext) => ((await services.linked(type).exists(id)) ? undefined : invalid()),
+  });
+  const slugArg = arg(Type.String({ description: `The ${type} slug.` }), {
+    required: true,
+    as: 'pathSlug',
+    check: async (slug: string, { services }: ArgContext) => ((await services.linked(type).idForSlug(slug)) === undefined ? invalid() : undefined),
+  });
+  const idFromSlug = async (ctx: RouteContext<{ readonly pathSlug: string }>) => {
+    const id = await ctx.services.linked(type).idForSlug(ctx.args.pathSlug);
+    if (id === undefined) throw errors.invalidParam('slug');
+    return id;
+  };
+  const single = { 200: schema };
+  // With the kind generic here, TypeScript cannot expand the argument types built from its descriptor; they are
+  // checked for each concrete kind against the service's input (LinkedArgsMatch, venues-organizers.args.ts).
+  const input = (args: object) => args as LinkedInput<T>;
+  const writeArgs = linkedWriteArgs(type, false) as unknown as Args;
+
+  return [
+    route({
+      methods: ['GET'],
+      path: `/${plural}`,
+      summary: `List ${plural}, newest first.`,
+      errors: [404],
+      args: linkedListArgs(type),
+      responses: { 200: linkedListSchema(plural, schema) },
+      async handler(ctx) {
+        const result = await ctx.services.linked(type).list(ctx.actor, ctx.args);
+        return collection(ctx, {
+          key: plural,
+          path: `/${plural}/`,
+          layout: 'posts',
+          page: ctx.args.page,
+          perPage: ctx.args.perPage,
+          result,
+          serialize: (view) => serialize(view, ctx.urls),
+          notFound: () => errors.linkedPageNotFound(type),
+        });
+      },
+    }),
+    route({
+      methods: ['GET'],
+      path: `/${plural}/:id`,
+      summary: `Read a ${type}.`,
+      errors: [403],
+      args: { id: idArg },
+      responses: single,
+      async handler(ctx) {
+        return { body: serialize(await ctx.services.linked(type).get(ctx.actor, ctx.args.id), ctx.urls, true) };
+      },
+    }),
+    route({
+      methods: ['DELETE'],
+      path: `/${plural}/:id`,
+      summary: `Move a ${type} to the trash; events lose the link.`,
+      errors: [403, 410],
+      allowed: (actor, params, services) => services.mayWritePost(actor, 'delete', Number(params.id)),
+      args: { id: idArg },
+      responses: single,
+      async handler(ctx) {
+        return { body: serialize(await ctx.services.linked(type).remove(ctx.actor, ctx.args.id), ctx.urls) };
+      },
+    }),
+    route({
+      methods: UPDATE_METHODS,
+      path: `/${plural}/:id`,
+      summary: `Update a ${type}; fields left out are unchanged.`,
+      errors: [403],
+      allowed: (actor, params, services) => services.mayWritePost(actor, 'edit', Number(params.id)),
+      args: { id: idArg, ...writeArgs },
+      responses: single,
+      async handler(ctx) {
+        return { body: serialize(await ctx.services.linked(type).update(ctx.actor, ctx.args.id, input(ctx.args)), ctx.urls) };
+      },
+    }),
+    route({
+      methods: ['POST'],
+      path: `/${plural}`,
+      summary: `Create a ${type} (or reuse the one with the same name).`,
+      errors: [403],
+      allowed: (actor) => can(actor, 'edit_posts'),
+      args: linkedWriteArgs(type, true),
+      responses: { 201: schema },
+      async handler(ctx) {
+        const view = await ctx.services.linked(type).create(ctx.actor, input(ctx.args));
+        return { status: 201, body: serialize(view, ctx.urls), headers: { Location: ctx.urls.rest(`/${plural}/${view.record.id}`) } };
+      },
+    }),
+    route({
+      methods: ['GET'],
+      path: `/${plural}/by-slug/:slug`,
+      summary: `Read a ${type} by its slug.`,
+      errors: [403],
+      args: { slug: slugArg },
+      responses: single,
+      async handler(ctx) {
+        return { body: serialize(await ctx.services.linked(type).get(ctx.actor, await idFromSlug(ctx)), ctx.urls, true) };
+      },
+    }),
+    route({
+      methods: ['DELETE'],
+      path: `/${plural}/by-slug/:slug`,
+      summary: `Move a ${type}, found by its slug, to the trash.`,
+      errors: [403, 410],
+      allowed: async (actor, params, services) => services.mayWritePost(actor, 'delete', await services.linked(type).idForSlug(params.slug)),
+      args: { slug: slugArg },
+      responses: single,
+      async handler(ctx) {
+        return { body: serialize(await ctx.services.linked(type).remove(ctx.actor, await idFromSlug(ctx)), ctx.urls) };
+      },
+    }),
+    route({
+      methods: UPDATE_METHODS,
+      path: `/${plural}/by-slug/:slug`,
+      summary: `Update a ${type} found by its slug.`,
+      errors: [403],
+      allowed: async (actor, params, services) => services.mayWritePost(actor, 'edit', await services.linked(type).idForSlug(params.slug)),
+      args: { ...writeArgs, slug: slugArg },
+      responses: single,
+      async handler(ctx) {
+        return { body: serialize(await ctx.services.linked(type).update(ctx.actor, await idFromSlug(ctx), input(ctx.args)), ctx.urls) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,72 @@
+/**
+ * Domain records ↔ rows: each table's columns are named once, with the conversion a column needs (flags as 0/1,
+ * lists as JSON), and stores write and read rows only through these maps — the domain never builds a
+ * snake_case row.
+ */
+import type { Updateable } from 'kysely';
+import type { Flag } from '../database.js';
+
+export interface Codec<V, C> {
+  toRow(value: V): C;
+  fromRow(value: C): V;
+}
+
+export const flag: Codec<boolean, Flag> = {
+  toRow: (v) => (v ? 1 : 0),
+  fromRow: (v) => Number(v) === 1,
+};
+
+/** A list of strings stored as a JSON array. */
+export const jsonList: Codec<readonly string[], string> = {
+  toRow: (v) => JSON.stringify(v),
+  fromRow: (v) => JSON.parse(v) as string[],
+};
+
+/** A nullable number (PostgreSQL's driver may hand numerics back as strings). */
+export const nullableNumber: Codec<number | null, number | null> = {
+  toRow: (v) => v,
+  fromRow: (v) => (v === null ? null : Number(v)),
+};
+
+type Entry<V, Table> = (keyof Table & string) | readonly [keyof Table & string, Codec<V, any>];
+
+export interface ColumnMap<D, Table> {
+  /** Column names in declaration order. */
+  readonly columns: readonly (keyof Table & string)[];
+  /** The columns of the fields present in `values`, converted (each codec gives its column's type). */
+  toRow(values: Partial<D>): Updateable<Table>;
+  /** Every column of the full `values`, in declaration order (for fixed insert statements). */
+  toValues(values: D): unknown[];
+  fromRow(row: Readonly<Record<string, unknown>>): D;
+}
+
+export function columnMap<Table>() {
+  return <D>(entries: { readonly [K in keyof D]-?: Entry<D[K], Table> }): ColumnMap<D, Table> => {
+    const fields = Object.entries(entries as Record<string, Entry<unknown, Table>>).map(([field, entry]) => {
+      const [column, codec] = typeof entry === 'string' ? [entry, undefined] : entry;
+      return { field, column, codec: codec as Codec<unknown, unknown> | undefined };
+    });
+    return {
+      columns: fields.map((f) => f.column as keyof Table & string),
+      toRow(values) {
+        const row: Record<string, unknown> = {};
+        for (const f of fields) {
+          const v = (values as Record<string, unknown>)[f.field];
+          if (v !== undefined) row[f.column] = f.codec ? f.codec.toRow(v) : v;
+        }
+        return row as Updateable<Table>;
+      },
+      toValues(values) {
+        return fields.map((f) => {
+          const v = (values as Record<string, unknown>)[f.field];
+          return f.codec ? f.codec.toRow(v) : v;
+        });
+      },
+      fromRow(row) {
+        const out: Record<string, unknown> = {};
+        for (const f of fields) out[f.field] = f.codec ? f.codec.fromRow(row[f.column]) : row[f.column];
+        return out as D;
+      },
+    };
+  };
+}
