@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
+import { UserService } from '../../src/domain/users/user.service.js';
 import { ResponseCache } from '../../src/http/plugins/cache.plugin.js';
 import { PostgresDialect } from '../../src/storage/dialects/postgres.dialect.js';
 import { SqliteDialect } from '../../src/storage/dialects/sqlite.dialect.js';
@@ -101,7 +102,91 @@ describe('response cache', () => {
   });
 });
 
-describe('two service processes on one database', () => {
+describe('two apps on two connections to one database (processes: test/integration/processes.test.ts)', () => {
+  let dir: string;
+  let a: Awaited<ReturnType<typeof buildApp>>;
+  let b: Awaited<ReturnType<typeof buildApp>>;
+  let storages: Storage[] = [];
+  let drop: () => Promise<void>;
+  const config = loadConfig({ PUBLIC_URL, LOG_LEVEL: 'silent' });
+  const admin = { kind: 'user', id: 0, login: 'x', role: 'administrator' } as const;
+
+  before(async () => {
+    // a second connection (SQLite: a second handle on the same file; PostgreSQL: a second pool) stands for a
+    // second process: neither sees the other's in-memory state
+    dir = mkdtempSync(join(tmpdir(), 'calendar-two-'));
+    const first = await createTestDatabase({ sqlitePath: join(dir, 'shared.db') });
+    drop = first.drop;
+    const second =
+      DIALECT === 'postgres'
+        ? new Storage(new PostgresDialect({ url: POSTGRES_URL, schema: (first.config as { schema: string }).schema }))
+        : new Storage(new SqliteDialect({ path: join(dir, 'shared.db') }));
+    storages = [first.storage, second];
+    a = await buildApp(config, first.storage, { logger: false });
+    b = await buildApp(config, second, { logger: false });
+  });
+  after(async () => {
+    await a.close();
+    await b.close();
+    await storages[1].close();
+    await drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('see each other\'s writes at once, through their caches', async () => {
+    const list = async (app: typeof a) => (await app.inject({ url: '/calendar/events/v1/events?per_page=50' })).json().total;
+    assert.equal(await list(a), 0);
+    assert.equal(await list(a), 0);
+    for (let i = 1; i <= 5; i++) {
+      await b.services.events.create(admin, { title: `From B ${i}`, startDate: '+1 day', endDate: '+1 day 1 hour' });
+      assert.equal(await list(a), i, `A sees B's write ${i} at once`);
+      assert.equal(await list(a), i);
+    }
+  });
+});
+
+describe('credential checks', () => {
+  // Across real processes (and the CLI) in test/integration/processes.test.ts; here, inside one process, the
+  // query log shows the check is remembered before the revocation, and a second connection revokes.
+  it('stops accepting a remembered password as soon as another connection revokes it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'calendar-revoke-'));
+    const credentialReads: string[] = [];
+    const db = await createTestDatabase({
+      sqlitePath: join(dir, 'revoke.db'),
+      onQuery: (sql) => void (/\bapp_passwords\b/.test(sql) && credentialReads.push(sql)),
+    });
+    const other =
+      DIALECT === 'postgres'
+        ? new Storage(new PostgresDialect({ url: POSTGRES_URL, schema: (db.config as { schema: string }).schema }))
+        : new Storage(new SqliteDialect({ path: join(dir, 'revoke.db') }));
+    const app = await buildApp(loadConfig({ PUBLIC_URL, LOG_LEVEL: 'silent' }), db.storage, { logger: false });
+    try {
+      const users = new UserService(other);
+      const revokee = await users.add({ login: 'cached', role: 'editor' });
+      const bystander = await users.add({ login: 'bystander', role: 'editor' });
+      const get = (login: string, password: string) =>
+        app.inject({ url: '/calendar/events/v1/tags', headers: { authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}` } });
+      assert.equal((await get('cached', revokee.password)).statusCode, 200);
+      assert.equal((await get('bystander', bystander.password)).statusCode, 200);
+      credentialReads.length = 0;
+      assert.equal((await get('cached', revokee.password)).statusCode, 200);
+      assert.equal(credentialReads.length, 0, 'the check is remembered: no credential query');
+
+      assert.equal(await users.revoke('cached'), 1);
+      const refused = await get('cached', revokee.password);
+      assert.equal(refused.statusCode, 401);
+      assert.equal(refused.json().code, 'incorrect_password');
+      assert.equal((await get('bystander', bystander.password)).statusCode, 200, 'another user\'s password still works');
+    } finally {
+      await app.close();
+      await other.close();
+      await db.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('two apps on two connections to one database (processes: test/integration/processes.test.ts)', () => {
   let dir: string;
   let a: Awaited<ReturnType<typeof buildApp>>;
   let b: Awaited<ReturnType<typeof buildApp>>;

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, PUBLIC_URL, type TestApp } from '../helpers/app.js';
 import { insertRawPost, makeCategory, makeEvent, makeLinked, makeTag } from '../helpers/factories.js';
+import { injectFault, writeSteps } from '../helpers/faults.js';
+import { diffSnapshots, snapshot } from '../helpers/snapshot.js';
 
 const NS = `${PUBLIC_URL}/calendar/events/v1`;
 const KEYS = [
@@ -17,7 +19,8 @@ const tomorrowUtc = () => ymd(new Date(Date.now() + 86_400_000));
 
 describe('events: create', () => {
   let t: TestApp;
-  before(async () => (t = await createTestApp()));
+  const statements: string[] = [];
+  before(async () => (t = await createTestApp({}, { onQuery: (sql) => void statements.push(sql) })));
   after(() => t.close());
 
   it('creates an event: 201 with every key in order and the right types', async () => {
@@ -337,14 +340,95 @@ describe('events: create', () => {
     }
   });
 
-  it('leaves nothing behind when a write fails', async () => {
-    const before = (await t.get('/categories', { query: { hide_empty: 0, per_page: 50, search: 'atomic' } })).body.total;
-    const res = await t.post('/events', {
-      as: 'administrator',
-      json: { title: 'Atomic', start_date: '2030-01-01', end_date: '2030-01-01', categories: 'atomic-new', image: 999999 },
-    });
-    assert.equal(res.status, 400);
-    const after = (await t.get('/categories', { query: { hide_empty: 0, per_page: 50, search: 'atomic' } })).body.total;
-    assert.equal(after, before);
+  describe('a write that fails inside its transaction leaves nothing behind', () => {
+    // Each fault makes one late statement of the create fail (a trigger in the test database, see
+    // test/helpers/faults.ts), after the statements before it inserted the event, its image, an inline venue
+    // and organizer, new terms and their relationships. The same write without the fault is then stored whole,
+    // so the failure came from the fault and nothing else.
+    const MARK = '#fault';
+    const faults = [
+      {
+        site: 'the link to its organizer',
+        spec: { table: 'event_organizers', on: 'insert', when: `exists (select 1 from posts where id = new.event_id and title like '%${MARK}%')` },
+        failing: 'insert event_organizers',
+        ranBefore: ['insert images', 'insert venues', 'insert posts', 'insert events', 'insert terms', 'insert term_relationships', 'insert organizers'],
+      },
+      {
+        site: 'its term counts, its last statement',
+        spec: { table: 'terms', on: 'update', when: `new.name like '%${MARK}%' and new.count <> old.count` },
+        failing: 'update terms',
+        ranBefore: ['insert images', 'insert venues', 'insert posts', 'insert events', 'insert terms', 'insert term_relationships', 'insert organizers', 'insert event_organizers'],
+      },
+    ] as const;
+
+    for (const [i, fault] of faults.entries()) {
+      it(`a driver error at ${fault.site}: 500 rest_internal_error, and no row of it remains`, async () => {
+        const kept = await makeCategory(t, { name: `Atomic kept ${i}` });
+        await makeEvent(t, { categories: [kept.id] });
+        const body = {
+          title: `Atomic ${i} ${MARK}`,
+          description: 'Should vanish',
+          start_date: '2032-02-02 10:00:00',
+          end_date: '2032-02-02 12:00:00',
+          image: `https://images.example.com/atomic-${i}.png`,
+          venue: { venue: `Atomic Hall ${i}`, city: 'Lyon' },
+          organizer: [{ organizer: `Atomic Organizer ${i}`, email: `atomic${i}@example.com` }],
+          categories: [kept.id, `Atomic new category ${i}`],
+          tags: [`Atomic tag ${i} ${MARK}`],
+        };
+        const injected = await injectFault(t.storage.db, { name: `fault_create_${i}`, ...fault.spec });
+        let removed = false;
+        try {
+          const before = await snapshot(t.storage.db);
+          statements.length = 0;
+          const res = await t.post('/events', { as: 'administrator', json: body });
+          assert.equal(res.status, 500, res.text);
+          assert.match(String(res.headers['content-type']), /^application\/json/);
+          assert.deepEqual(Object.keys(res.body), ['code', 'message', 'data']);
+          assert.equal(res.body.code, 'rest_internal_error');
+          assert.deepEqual(Object.keys(res.body.data).sort(), ['request_id', 'status']);
+          assert.equal(res.body.data.status, 500);
+          for (const internal of [injected.message, 'trigger', 'insert', 'update', 'sqlite', 'postgres', ' at ']) {
+            assert.ok(!res.text.toLowerCase().includes(internal), `the answer shows nothing of "${internal}": ${res.text}`);
+          }
+
+          assert.deepEqual(diffSnapshots(before, await snapshot(t.storage.db)), {}, 'no row changed');
+          // The log holds the statements that succeeded: the write ran its earlier ones, never completed the
+          // faulted one, and was rolled back. (That the trigger is what failed it: the same write stands once the
+          // trigger is gone, below.)
+          const steps = writeSteps(statements);
+          const end = steps.findLastIndex((s) => s.startsWith('rollback'));
+          assert.ok(end > 0, `the write was rolled back: ${steps.join(', ')}`);
+          const start = steps.slice(0, end).findLastIndex((s) => s.startsWith('begin') || s.startsWith('savepoint'));
+          const ran = steps.slice(start + 1, end);
+          for (const step of fault.ranBefore) assert.ok(ran.includes(step), `${step} ran before the fault: ${ran.join(', ')}`);
+          assert.ok(!ran.includes(fault.failing), `${fault.failing} did not complete: ${ran.join(', ')}`);
+
+          const cat = await t.get(`/categories/${kept.id}`);
+          assert.equal(cat.body.count, 1, 'the existing category still counts its one event');
+          for (const [path, query] of [
+            ['/events', { search: `Atomic ${i}`, status: 'any', start_date: '2000-01-01' }],
+            ['/venues', { search: `Atomic Hall ${i}`, status: 'any' }],
+            ['/organizers', { search: `Atomic Organizer ${i}`, status: 'any' }],
+          ] as const) {
+            const found = await t.get(path, { as: 'administrator', query });
+            assert.equal(found.status, 200, `${path}: ${found.text}`);
+            assert.equal(found.body.total, 0, `${path} finds nothing for ${query.search}`);
+          }
+
+          await injected.remove();
+          removed = true;
+          const stored = await t.post('/events', { as: 'administrator', json: body });
+          assert.equal(stored.status, 201, `without the fault the same write stands: ${stored.text}`);
+          assert.equal(stored.body.venue.venue, `Atomic Hall ${i}`);
+          assert.deepEqual(stored.body.organizer.map((o: any) => o.organizer), [`Atomic Organizer ${i}`]);
+          assert.deepEqual(stored.body.categories.map((c: any) => c.name).sort(), [`Atomic kept ${i}`, `Atomic new category ${i}`]);
+          assert.deepEqual(stored.body.tags.map((tag: any) => tag.name), [`Atomic tag ${i} ${MARK}`]);
+          assert.equal(stored.body.image.url, body.image);
+        } finally {
+          if (!removed) await injected.remove();
+        }
+      });
+    }
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Several service processes on one database, as a deployment runs them: concurrent writers on one event and
  * on one title (busy databases handled, slugs unique, the final state one of the writes), writes through one
- * process visible at once through another (through its cache too), and a graceful SIGTERM.
+ * process visible at once through another (through its cache too), a password revoked by the CLI refused at
+ * once by processes that had remembered it, and a graceful SIGTERM.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { UserService } from '../../src/domain/users/user.service.js';
-import { databaseUrl } from '../helpers/cli.js';
+import { databaseUrl, runCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
@@ -64,6 +65,54 @@ describe('several processes on one database', () => {
     const index = titles.indexOf(final.title);
     assert.ok(index >= 0, `final title "${final.title}" was written`);
     assert.equal(final.cost, `$${index}`, 'the final state is one whole write, not a mix');
+  });
+
+  it('stop accepting a revoked password at once, in every process, when the CLI revokes it', async () => {
+    const env = { DATABASE_URL: databaseUrl(db.config), LOG_LEVEL: 'silent' };
+    const basic = (login: string, password: string) => `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
+    const as = (s: RunningServer, auth: string, path = '/tags', init: RequestInit = {}) =>
+      fetch(`${s.base}${NS}${path}`, { ...init, headers: { authorization: auth, 'content-type': 'application/json' } });
+    const passwordOf = (stdout: string) => stdout.trim().split('\n').at(-1)!;
+
+    const added = await runCli(['users', 'add', 'revokee', '--role', 'editor'], env);
+    assert.equal(added.code, 0, added.stderr);
+    const old = basic('revokee', passwordOf(added.stdout));
+    const user = await db.storage.users.findByLogin('revokee');
+
+    // B knows the caller (a write by them), and both processes have checked the password and remembered it
+    const write = (s: RunningServer, auth: string, title: string) =>
+      as(s, auth, '/events', { method: 'POST', body: JSON.stringify({ title, start_date: '+4 days', end_date: '+4 days 1 hour' }) });
+    const created = await write(b, old, 'By the revokee');
+    assert.equal(created.status, 201, await created.clone().text());
+    assert.equal(((await created.json()) as { author: string }).author, String(user!.id));
+    for (let i = 0; i < 5; i++) for (const s of [a, b]) assert.equal((await as(s, old)).status, 200);
+    assert.equal((await as(b, HEADERS.authorization)).status, 200);
+
+    const revoked = await runCli(['users', 'revoke', 'revokee'], env);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    assert.match(revoked.stdout, /revoked 1 application password/);
+
+    // the very next request, in each process, is refused
+    for (const [name, s] of [['B', b], ['A', a], ['A', a]] as const) {
+      const res = await as(s, old);
+      assert.equal(res.status, 401, `process ${name} refuses the revoked password`);
+      assert.equal(((await res.json()) as { code: string }).code, 'incorrect_password');
+    }
+    const refusedWrite = await write(b, old, 'After revocation');
+    assert.equal(refusedWrite.status, 401);
+    assert.equal(((await refusedWrite.json()) as { code: string }).code, 'incorrect_password');
+    const stored = await db.storage.db.selectFrom('posts').select('id').where('title', '=', 'After revocation').execute();
+    assert.deepEqual(stored, [], 'the refused write stored nothing');
+    assert.equal((await as(b, HEADERS.authorization)).status, 200, 'another user\'s remembered password still works');
+
+    // a new password works at once in both; the revoked one stays refused
+    const again = await runCli(['users', 'app-password', 'revokee'], env);
+    assert.equal(again.code, 0, again.stderr);
+    const fresh = basic('revokee', passwordOf(again.stdout));
+    for (const s of [b, a]) {
+      assert.equal((await as(s, fresh)).status, 200);
+      assert.equal((await as(s, old)).status, 401);
+    }
   });
 
   it('create events with one title at once without duplicate slugs', async () => {

@@ -1,0 +1,77 @@
+/**
+ * Every row of the tables a write can touch, to compare a database before and after: "nothing of a failed write
+ * remains" is then "the snapshots are equal", and "only these writes landed" is "the difference is exactly
+ * their rows". Rows are compared whole (JSON), so a changed counter shows as its old row removed and its new
+ * row added.
+ */
+import { sql, type Kysely } from 'kysely';
+
+/** Posts and their details, links, terms, counts and the day counts kept by triggers. */
+export const WRITE_TABLES = [
+  'posts',
+  'events',
+  'venues',
+  'organizers',
+  'images',
+  'event_organizers',
+  'terms',
+  'term_relationships',
+  'event_day_counts',
+] as const;
+
+export type Row = Record<string, unknown>;
+export type Snapshot = Record<string, Row[]>;
+
+export async function snapshot(db: Kysely<any>, tables: readonly string[] = WRITE_TABLES): Promise<Snapshot> {
+  const out: Snapshot = {};
+  for (const table of tables) {
+    const { rows } = await sql<Row>`select * from ${sql.table(table)}`.execute(db);
+    out[table] = rows.sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+  }
+  return out;
+}
+
+export interface TableDiff {
+  added: Row[];
+  removed: Row[];
+}
+
+/** Per table, the rows only in `after` and the rows only in `before`; tables that did not change are left out. */
+export function diffSnapshots(before: Snapshot, after: Snapshot): Record<string, TableDiff> {
+  const out: Record<string, TableDiff> = {};
+  for (const table of Object.keys(after)) {
+    const left = new Map<string, number>();
+    for (const r of before[table] ?? []) left.set(JSON.stringify(r), (left.get(JSON.stringify(r)) ?? 0) + 1);
+    const added: Row[] = [];
+    for (const r of after[table]) {
+      const key = JSON.stringify(r);
+      const n = left.get(key) ?? 0;
+      if (n > 0) left.set(key, n - 1);
+      else added.push(r);
+    }
+    const removed: Row[] = [];
+    for (const [key, n] of left) for (let i = 0; i < n; i++) removed.push(JSON.parse(key));
+    if (added.length > 0 || removed.length > 0) out[table] = { added, removed };
+  }
+  return out;
+}
+
+/** The day counts as the triggers should have kept them: a recount from the events themselves. */
+export async function recountedDayCounts(db: Kysely<any>): Promise<Row[]> {
+  const { rows } = await sql<Row>`
+    select status, hide_from_listings as hidden, substr(start_date, 1, 10) as start_day, substr(end_date, 1, 10) as end_day, count(*) as n
+    from events
+    group by status, hide_from_listings, substr(start_date, 1, 10), substr(end_date, 1, 10)`.execute(db);
+  return normalizeDayCounts(rows);
+}
+
+export async function storedDayCounts(db: Kysely<any>): Promise<Row[]> {
+  const { rows } = await sql<Row>`select status, hidden, start_day, end_day, n from event_day_counts where n <> 0`.execute(db);
+  return normalizeDayCounts(rows);
+}
+
+function normalizeDayCounts(rows: Row[]): Row[] {
+  return rows
+    .map((r) => ({ status: String(r.status), hidden: Number(r.hidden), start_day: String(r.start_day), end_day: String(r.end_day), n: Number(r.n) }))
+    .sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+}
