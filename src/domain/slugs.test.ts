@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { firstFreeSlug, sanitizeSlug } from './slugs.js';
+import { firstFreeSlug, MAX_SLUG_LENGTH, sanitizeSlug } from './slugs.js';
 
 describe('slugs', () => {
   it('sanitises like WordPress', () => {
@@ -30,5 +30,15 @@ describe('slugs', () => {
     lookups = 0;
     assert.equal(await firstFreeSlug('b', counted), 'b');
     assert.equal(lookups, 1, 'a free base costs one lookup');
+  });
+
+  it('shortens a long base to make room for the number, as WordPress does (the column holds 200)', async () => {
+    const base = sanitizeSlug('x'.repeat(300));
+    assert.equal(base.length, MAX_SLUG_LENGTH);
+    const next = await firstFreeSlug(base, async (c) => new Set(c.filter((s) => s === base)));
+    assert.equal(next, `${'x'.repeat(198)}-2`);
+    assert.equal(next.length, MAX_SLUG_LENGTH);
+    const dashed = `${'y'.repeat(197)}-zz`;
+    assert.equal(await firstFreeSlug(dashed, async (c) => new Set(c.filter((s) => s === dashed))), `${'y'.repeat(197)}-2`, 'no dash left before the number');
   });
 });

@@ -20,7 +20,16 @@ export function sanitizeSlug(input: string): string {
     .replace(/\s+/g, '-')
     .replace(/-+/g, '-')
     .replace(/^-+|-+$/g, '')
-    .slice(0, 200);
+    .slice(0, MAX_SLUG_LENGTH);
+}
+
+/** The longest slug stored (the columns are `varchar(200)`, as WordPress' `post_name`). */
+export const MAX_SLUG_LENGTH = 200;
+
+/** `base-n`, the base shortened to leave room for the suffix as WordPress' `_truncate_post_slug` does. */
+export function numberedSlug(base: string, n: number): string {
+  const suffix = `-${n}`;
+  return `${base.slice(0, MAX_SLUG_LENGTH - suffix.length).replace(/-+$/, '')}${suffix}`;
 }
 
 /**
@@ -31,7 +40,7 @@ export function sanitizeSlug(input: string): string {
 export async function firstFreeSlug(base: string, taken: (candidates: string[]) => Promise<ReadonlySet<string>>): Promise<string> {
   if (!(await taken([base])).has(base)) return base;
   for (let from = 2; ; from += 20) {
-    const candidates = Array.from({ length: 20 }, (_, i) => `${base}-${from + i}`);
+    const candidates = Array.from({ length: 20 }, (_, i) => numberedSlug(base, from + i));
     const used = await taken(candidates);
     const free = candidates.find((c) => !used.has(c));
     if (free !== undefined) return free;
