@@ -270,21 +270,10 @@ export function coerce(value: unknown, schema: TSchema, name: string): unknown {
       result = b;
       break;
     }
-    case 'integer': {
-      const n = parseInteger(value);
-      if (n === undefined) return notOfType(name, 'integer');
-      if (typeof schema.minimum === 'number' && n < schema.minimum) {
-        return new Invalid(`${name} must be greater than or equal to ${schema.minimum}`);
-      }
-      if (typeof schema.maximum === 'number' && n > schema.maximum) {
-        return new Invalid(`${name} must be less than or equal to ${schema.maximum}`);
-      }
-      result = n;
-      break;
-    }
+    case 'integer':
     case 'number': {
-      const n = parseNumber(value);
-      if (n === undefined) return notOfType(name, 'number');
+      const n = type === 'integer' ? parseInteger(value) : parseNumber(value);
+      if (n === undefined) return notOfType(name, type);
       if (typeof schema.minimum === 'number' && n < schema.minimum) {
         return new Invalid(`${name} must be greater than or equal to ${schema.minimum}`);
       }

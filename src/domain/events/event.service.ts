@@ -20,7 +20,28 @@ import { listVisibility } from '../visibility.js';
 import { deriveCurrency } from './cost.js';
 import { canonicalZoneName, computeEventDates, readDate } from './event-dates.js';
 import { parseSearch, resolveDateWindow } from './event-query.js';
-import type { EventDetails, EventInput, EventListQuery, EventRecord, LinkedRef } from './event.js';
+import { PLAIN_DETAILS, PLAIN_FILTERS, type EventDetails, type EventInput, type EventListFilter, type EventListQuery, type EventRecord, type LinkedRef } from './event.js';
+
+type PlainDetails = { -readonly [K in keyof typeof PLAIN_DETAILS]: EventDetails[K] };
+
+/** The plain details an input sets: on create every one (defaults for what was not sent), on update what was sent. */
+function plainDetails(input: EventInput, create: true): PlainDetails;
+function plainDetails(input: EventInput, create: false): Partial<PlainDetails>;
+function plainDetails(input: EventInput, create: boolean): Partial<PlainDetails> {
+  const out: Partial<PlainDetails> = {};
+  for (const key of Object.keys(PLAIN_DETAILS) as (keyof PlainDetails)[]) {
+    const value = input[key];
+    if (value !== undefined || create) out[key] = value ?? PLAIN_DETAILS[key];
+  }
+  return out;
+}
+
+/** The filters the store takes as the query gives them, without the absent ones. */
+function plainFilters(q: EventListQuery): Partial<EventListFilter> {
+  const out: Record<string, unknown> = {};
+  for (const key of PLAIN_FILTERS) if (q[key] !== undefined && q[key] !== null) out[key] = q[key];
+  return out as Partial<EventListFilter>;
+}
 
 /** An event with what its representation embeds (venue and organizers only when the caller may read them). */
 export interface EventView {
@@ -135,13 +156,9 @@ export class EventService {
         startGt: window.startGt,
         endLt: window.endLt,
         endGt: window.endGt,
+        ...plainFilters(q),
         search: q.search ? parseSearch(q.search) : undefined,
         termGroups,
-        featured: q.featured ?? undefined,
-        include,
-        postParent: q.postParent ?? undefined,
-        venueIds: q.venues ?? undefined,
-        organizerIds: q.organizers ?? undefined,
         hasGeo,
         near: lat !== undefined && lng !== undefined ? { lat, lng, km: q.geolocDistance } : undefined,
         orderByDate: include !== undefined,
@@ -231,10 +248,7 @@ export class EventService {
             currencyCode: '',
             currencyPosition: currency.position,
             website: input.website === undefined ? null : (input.website ?? ''),
-            showMap: input.showMap ?? false,
-            showMapLink: input.showMapLink ?? false,
-            hideFromListings: input.hideFromListings ?? false,
-            featured: input.featured ?? false,
+            ...plainDetails(input, true),
             venueId: input.venue ? await this.linkVenue(tx, actor, input.venue) : null,
           }),
           { menuOrder: input.sticky ? -1 : 0 },
@@ -271,10 +285,7 @@ export class EventService {
           Object.assign(details, { cost, currencySymbol: currency.symbol, currencyPosition: currency.position });
         }
         if (input.website !== undefined) details.website = input.website ?? '';
-        if (input.showMap !== undefined) details.showMap = input.showMap ?? false;
-        if (input.showMapLink !== undefined) details.showMapLink = input.showMapLink ?? false;
-        if (input.hideFromListings !== undefined) details.hideFromListings = input.hideFromListings ?? false;
-        if (input.featured !== undefined) details.featured = input.featured ?? false;
+        Object.assign(details, plainDetails(input, false));
         if (input.venue !== undefined) details.venueId = input.venue === null ? null : await this.linkVenue(tx, actor, input.venue);
         if (input.organizers !== undefined) await tx.events.setOrganizers(id, await this.linkOrganizers(tx, actor, input.organizers ?? []));
         termsBefore = await tx.terms.idsForPost(id);

@@ -25,6 +25,17 @@ export interface EventDetails {
   readonly venueId: number | null;
 }
 
+/**
+ * Details written as they are sent, with their value when not sent on create (and what `null` resets them to).
+ * A new plain field needs only its place here, in EventDetails and EventInput, and in the store's column map.
+ */
+export const PLAIN_DETAILS = {
+  showMap: false,
+  showMapLink: false,
+  hideFromListings: false,
+  featured: false,
+} as const satisfies Partial<EventDetails>;
+
 /** An event as the domain sees it: its post and its calendar details. */
 export interface EventRecord extends PostRecord, EventDetails {
   readonly type: 'event';
@@ -93,8 +104,12 @@ export interface EventListQuery {
   readonly ticketed?: boolean | null;
 }
 
+/** Filters the store takes as the query gives them (a new one needs its place here and a condition in the store). */
+export const PLAIN_FILTERS = ['featured', 'postParent', 'include', 'venues', 'organizers'] as const;
+type PlainFilters = { readonly [K in (typeof PLAIN_FILTERS)[number]]?: NonNullable<EventListQuery[K]> };
+
 /** What the store filters on: the query resolved to instants, words and ids. */
-export interface EventListFilter {
+export interface EventListFilter extends PlainFilters {
   readonly visibility: Visibility;
   /** Explicit status filter; absent: every status but trash and auto-draft. */
   readonly statuses?: readonly string[];
@@ -107,12 +122,6 @@ export interface EventListFilter {
   readonly search?: { readonly words: readonly string[]; readonly excluded: readonly string[] };
   /** Each inner list is OR-ed; lists are AND-ed (categories with their children, tags). */
   readonly termGroups?: readonly (readonly number[])[];
-  readonly featured?: boolean;
-  readonly include?: readonly number[];
-  readonly postParent?: number;
-  /** Events at one of these venues / with one of these organizers. */
-  readonly venueIds?: readonly number[];
-  readonly organizerIds?: readonly number[];
   /** Events whose venue has (true) or lacks (false) coordinates. */
   readonly hasGeo?: boolean;
   /** Events whose venue lies within `km` of a point, nearest first. */

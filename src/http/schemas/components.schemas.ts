@@ -4,6 +4,15 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 
+/** The post's status and dates, as every post object carries them (in this order). */
+export const postDates = {
+  status: Type.String(),
+  date: Type.String({ description: 'Publication date, site time.' }),
+  date_utc: Type.String({ description: 'Publication date, UTC.' }),
+  modified: Type.String(),
+  modified_utc: Type.String(),
+};
+
 export const DateDetailsSchema = Type.Object(
   {
     year: Type.String(),

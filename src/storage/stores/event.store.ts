@@ -198,10 +198,10 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     if (f.featured !== undefined) c.push(eb('events.featured', '=', f.featured ? 1 : 0));
     if (f.include) c.push(f.include.length > 0 ? eb('events.post_id', 'in', [...f.include]) : sql<SqlBool>`1 = 0`);
     if (f.postParent !== undefined) c.push(eb('posts.parent_id', '=', f.postParent));
-    if (f.venueIds) c.push(f.venueIds.length > 0 ? eb('events.venue_id', 'in', [...f.venueIds]) : sql<SqlBool>`1 = 0`);
-    if (f.organizerIds) {
+    if (f.venues) c.push(f.venues.length > 0 ? eb('events.venue_id', 'in', [...f.venues]) : sql<SqlBool>`1 = 0`);
+    if (f.organizers) {
       c.push(
-        eb('events.post_id', 'in', eb.selectFrom('event_organizers').select('event_organizers.event_id').where('event_organizers.organizer_id', 'in', [...f.organizerIds])),
+        eb('events.post_id', 'in', eb.selectFrom('event_organizers').select('event_organizers.event_id').where('event_organizers.organizer_id', 'in', [...f.organizers])),
       );
     }
     if (f.hasGeo !== undefined) {
@@ -295,8 +295,8 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     if (!filter.near) return { filter, near: undefined };
     const near = await this.nearVenues(filter.near);
     const ids = near.map((v) => v.id);
-    const venueIds = filter.venueIds ? filter.venueIds.filter((id) => ids.includes(id)) : ids;
-    return { filter: { ...filter, near: undefined, venueIds }, near };
+    const venues = filter.venues ? filter.venues.filter((id) => ids.includes(id)) : ids;
+    return { filter: { ...filter, near: undefined, venues }, near };
   }
 
   /** One page of matching events and the total: two queries whatever the page size (three with a location). */

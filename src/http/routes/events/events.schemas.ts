@@ -1,6 +1,6 @@
 /** Response schemas of the event routes: the Event object of CONTRACT.md §2.1 and the list envelope. */
 import { Type, type Static } from '@sinclair/typebox';
-import { CostDetailsSchema, DateDetailsSchema, EmbeddedTermSchema, ImageSchema } from '../../schemas/components.schemas.js';
+import { CostDetailsSchema, DateDetailsSchema, EmbeddedTermSchema, ImageSchema, postDates } from '../../schemas/components.schemas.js';
 import { OrganizerSchema, VenueSchema } from '../venues-organizers/venues-organizers.schemas.js';
 
 const details = DateDetailsSchema;
@@ -11,11 +11,7 @@ export const EventSchema = Type.Object(
     global_id: Type.String(),
     global_id_lineage: Type.Array(Type.String()),
     author: Type.String({ description: 'The author\'s user id, as a string.' }),
-    status: Type.String(),
-    date: Type.String(),
-    date_utc: Type.String(),
-    modified: Type.String(),
-    modified_utc: Type.String(),
+    ...postDates,
     url: Type.String({ format: 'uri' }),
     rest_url: Type.String({ format: 'uri' }),
     title: Type.String(),

@@ -1,6 +1,6 @@
 /** Response schemas of venues and organizers: keys with empty values are left out, hence the optional ones. */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { ImageSchema } from '../../schemas/components.schemas.js';
+import { ImageSchema, postDates } from '../../schemas/components.schemas.js';
 import type { LinkedType } from '../../../domain/linked/linked.js';
 
 const opt = <T extends TSchema>(schema: T) => Type.Optional(schema);
@@ -8,11 +8,7 @@ const opt = <T extends TSchema>(schema: T) => Type.Optional(schema);
 const head = {
   id: Type.Integer(),
   author: opt(Type.String({ description: 'The author\'s user id, as a string.' })),
-  status: Type.String(),
-  date: Type.String(),
-  date_utc: Type.String(),
-  modified: Type.String(),
-  modified_utc: Type.String(),
+  ...postDates,
   url: Type.String({ format: 'uri' }),
 };
 const body = {
