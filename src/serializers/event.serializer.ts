@@ -4,7 +4,7 @@
  * for single reads. Typed from the Event schema: a key missing here fails to compile.
  */
 import { autop, escHtml, texturize } from '../domain/content/html.js';
-import { costDetails, costNumbers, formatCost } from '../domain/events/cost.js';
+import { costNumbers, costValues, formatCost } from '../domain/events/cost.js';
 import type { EventView } from '../domain/events/event.service.js';
 import { CATEGORIES, TAGS } from '../domain/terms/term.js';
 import type { Urls } from '../http/urls.js';
@@ -63,7 +63,12 @@ export function serializeEvent(view: EventView, urls: Urls, options: { single?: 
     timezone: e.timezone,
     timezone_abbr: e.timezoneAbbr,
     cost: formatCost(e.cost, e.currencySymbol, e.currencyPosition),
-    cost_details: costDetails(e.cost, e.currencySymbol, e.currencyCode, e.currencyPosition),
+    cost_details: {
+      currency_symbol: e.currencySymbol,
+      currency_code: e.currencyCode,
+      currency_position: e.currencyPosition,
+      values: costValues(e.cost),
+    },
     website: e.website === null ? url : escHtml(e.website),
     show_map: e.showMap,
     show_map_link: e.showMapLink,

@@ -189,8 +189,6 @@ export type VenueRow = Selectable<VenuesTable>;
 export type OrganizerRow = Selectable<OrganizersTable>;
 export type ImageRow = Selectable<ImagesTable>;
 export type TermRow = Selectable<TermsTable>;
-export type NewTerm = Insertable<TermsTable>;
-export type TermUpdate = Updateable<TermsTable>;
 
 // re-exported so stores need not import kysely for one type
 export type { ColumnType };

@@ -140,8 +140,7 @@ describe('concurrent writes', () => {
   });
 
   it('a transaction that fails among concurrent ones is undone alone; the others commit', async () => {
-    const now = '2031-01-01 00:00:00';
-    const term = (name: string) => ({ taxonomy: 'post_tag' as const, name, slug: name, description: '', parent_id: 0, created_at: now, modified_at: now });
+    const term = (name: string) => ({ taxonomy: 'post_tag' as const, name, slug: name, description: '', parentId: 0 });
     await t.storage.transaction((tx) => tx.terms.create(term('grouped-taken')));
     const outcomes = await Promise.allSettled(
       Array.from({ length: 24 }, (_, i) =>

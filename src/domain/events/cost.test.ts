@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { costDetails, costNumbers, deriveCurrency, formatCost, normaliseNumber } from './cost.js';
+import { costNumbers, costValues, deriveCurrency, formatCost, normaliseNumber } from './cost.js';
 
 describe('cost', () => {
   it('normalises decimal and thousands separators', () => {
@@ -36,14 +36,9 @@ describe('cost', () => {
     assert.equal(formatCost(['Donation <b>'], '', ''), 'Donation &lt;b&gt;');
   });
 
-  it('details keep the stored currency and the values as strings', () => {
-    assert.deepEqual(costDetails(['6.50', '8.50'], '€', 'EUR', 'prefix'), {
-      currency_symbol: '€',
-      currency_code: 'EUR',
-      currency_position: 'prefix',
-      values: ['6.50', '8.50'],
-    });
-    assert.deepEqual(costDetails(['Donation'], '', '', '').values, ['Donation']);
-    assert.deepEqual(costDetails([], '', '', '').values, []);
+  it('details list the numbers as strings, else the text as written', () => {
+    assert.deepEqual(costValues(['6.50', '8.50']), ['6.50', '8.50']);
+    assert.deepEqual(costValues(['Donation']), ['Donation']);
+    assert.deepEqual(costValues([]), []);
   });
 });

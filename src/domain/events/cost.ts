@@ -5,13 +5,6 @@
  */
 import { escHtml } from '../content/html.js';
 
-export interface CostDetails {
-  currency_symbol: string;
-  currency_code: string;
-  currency_position: string;
-  values: string[];
-}
-
 const NUMBER = /\d+(?:[.,]\d+)*/g;
 const DEFAULT_SYMBOL = '$';
 const EN_DASH = '\u2013';
@@ -63,15 +56,11 @@ export function deriveCurrency(costs: readonly string[]): { symbol: string; posi
   return found ?? { symbol: '', position: '' };
 }
 
-export function costDetails(costs: readonly string[], symbol: string, code: string, position: string): CostDetails {
+/** The values `cost_details` lists: every number found, else the first text as written. */
+export function costValues(costs: readonly string[]): string[] {
   const numbers = costNumbers(costs);
   const text = costs.map((c) => c.trim()).filter((c) => c !== '');
-  return {
-    currency_symbol: symbol,
-    currency_code: code,
-    currency_position: position,
-    values: numbers.length > 0 ? numbers : text.slice(0, 1),
-  };
+  return numbers.length > 0 ? numbers : text.slice(0, 1);
 }
 
 export function formatCost(costs: readonly string[], symbol: string, position: string): string {

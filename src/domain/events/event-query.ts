@@ -6,14 +6,8 @@
 import { parseDateInput } from '../../time/strtotime.js';
 import { formatWall, getZone, msToWall, utcMsToZonedWall, wallToMs, type Zone } from '../../time/zones.js';
 
-export interface DateArgs {
-  start_date?: string;
-  end_date?: string;
-  starts_before?: string;
-  starts_after?: string;
-  ends_before?: string;
-  ends_after?: string;
-}
+/** The date arguments of a list, by domain name (null or undefined: not given). */
+export type DateArgs = Partial<Record<'startDate' | 'endDate' | 'startsBefore' | 'startsAfter' | 'endsBefore' | 'endsAfter', string | null>>;
 
 export interface DateWindow {
   startGte?: string;
@@ -22,11 +16,11 @@ export interface DateWindow {
   startGt?: string;
   endLt?: string;
   endGt?: string;
-  /** The effective values, as the emitted URLs carry them. */
+  /** The effective values of the date arguments, as the emitted URLs carry them. */
   effective: Partial<Record<keyof DateArgs, string>>;
 }
 
-const RELATIVE = ['starts_before', 'starts_after', 'ends_before', 'ends_after'] as const;
+const RELATIVE = ['startsBefore', 'startsAfter', 'endsBefore', 'endsAfter'] as const;
 
 function day(ms: number): string {
   return formatWall(msToWall(ms)).slice(0, 10);
@@ -63,28 +57,23 @@ export function resolveDateWindow(
     return formatWall(utcMsToZonedWall(instant, site));
   };
 
-  const relativeGiven = RELATIVE.some((k) => args[k] !== undefined);
+  const relativeGiven = RELATIVE.some((k) => args[k] != null);
   const defaults = defaultWindow(options.nowMs, site);
   const w: DateWindow = { effective: {} };
 
   if (!options.include) {
-    if (args.start_date !== undefined) w.startGte = options.strict ? exact(args.start_date) : `${inclusiveDay(args.start_date)} 00:00:00`;
+    if (args.startDate != null) w.startGte = options.strict ? exact(args.startDate) : `${inclusiveDay(args.startDate)} 00:00:00`;
     else if (!relativeGiven) w.startGte = options.strict ? exact(defaults.start) : defaults.start;
-    if (args.end_date !== undefined) w.endLte = options.strict ? exact(args.end_date) : `${inclusiveDay(args.end_date)} 23:59:59`;
+    if (args.endDate != null) w.endLte = options.strict ? exact(args.endDate) : `${inclusiveDay(args.endDate)} 23:59:59`;
     else if (!relativeGiven) w.endLte = options.strict ? exact(defaults.end) : defaults.end;
   }
   const bound = (value: string) => (options.strict ? exact(value) : `${inclusiveDay(value)} 23:59:59`);
-  if (args.starts_before !== undefined) w.startLt = bound(args.starts_before);
-  if (args.starts_after !== undefined) w.startGt = bound(args.starts_after);
-  if (args.ends_before !== undefined) w.endLt = bound(args.ends_before);
-  if (args.ends_after !== undefined) w.endGt = bound(args.ends_after);
+  if (args.startsBefore != null) w.startLt = bound(args.startsBefore);
+  if (args.startsAfter != null) w.startGt = bound(args.startsAfter);
+  if (args.endsBefore != null) w.endLt = bound(args.endsBefore);
+  if (args.endsAfter != null) w.endGt = bound(args.endsAfter);
 
-  if (w.startGte !== undefined) w.effective.start_date = w.startGte;
-  if (w.endLte !== undefined) w.effective.end_date = w.endLte;
-  if (w.startLt !== undefined) w.effective.starts_before = w.startLt;
-  if (w.startGt !== undefined) w.effective.starts_after = w.startGt;
-  if (w.endLt !== undefined) w.effective.ends_before = w.endLt;
-  if (w.endGt !== undefined) w.effective.ends_after = w.endGt;
+  w.effective = { startDate: w.startGte, endDate: w.endLte, startsBefore: w.startLt, startsAfter: w.startGt, endsBefore: w.endLt, endsAfter: w.endGt };
   return w;
 }
 

@@ -125,17 +125,7 @@ export class EventService {
     const include = q.include ?? undefined;
     const nowMs = this.clock();
     const windowAt = (ms: number) =>
-      resolveDateWindow(
-        {
-          start_date: q.startDate ?? undefined,
-          end_date: q.endDate ?? undefined,
-          starts_before: q.startsBefore ?? undefined,
-          starts_after: q.startsAfter ?? undefined,
-          ends_before: q.endsBefore ?? undefined,
-          ends_after: q.endsAfter ?? undefined,
-        },
-        { strict: q.strictDates, include: include !== undefined, nowMs: ms, siteZone: this.siteZone },
-      );
+      resolveDateWindow(q, { strict: q.strictDates, include: include !== undefined, nowMs: ms, siteZone: this.siteZone });
     const window = windowAt(nowMs);
     const lat = q.geolocLat ?? undefined;
     const lng = q.geolocLng ?? undefined;
@@ -169,12 +159,7 @@ export class EventService {
     // callers who cannot edit events list published ones: their URLs say so, as the original's do
     const status = statuses !== undefined ? statuses.join(',') : can(actor, 'edit_posts') ? undefined : 'publish';
     const effective = {
-      startDate: window.effective.start_date,
-      endDate: window.effective.end_date,
-      startsBefore: window.effective.starts_before,
-      startsAfter: window.effective.starts_after,
-      endsBefore: window.effective.ends_before,
-      endsAfter: window.effective.ends_after,
+      ...window.effective,
       strictDates: q.strictDates ? true : undefined,
       statuses: status,
       hasGeoloc: hasGeo,

@@ -11,8 +11,7 @@ import { canManageCategories, canManageTags } from '../policies.js';
 import { firstFreeSlug, sanitizeSlug } from '../slugs.js';
 import type { Storage } from '../../storage/storage.js';
 import { retryOnConflict } from '../posts/post-writes.js';
-import { nowUtc } from '../../time/clock.js';
-import type { TaxonomyInfo, Term, TermInput, TermListQuery } from './term.js';
+import type { TaxonomyInfo, Term, TermFields, TermInput, TermListQuery } from './term.js';
 
 export class TermService {
   constructor(
@@ -68,16 +67,7 @@ export class TermService {
         if (existing) throw errors.termExists(existing.id);
         const base = sanitizeSlug(input.slug ?? name) || sanitizeSlug(name) || 'term';
         const slug = await firstFreeSlug(base, (candidates) => tx.terms.takenSlugs(this.info.taxonomy, candidates));
-        const now = nowUtc();
-        const id = await tx.terms.create({
-          taxonomy: this.info.taxonomy,
-          name,
-          slug,
-          description: input.description ?? '',
-          parent_id: parentId,
-          created_at: now,
-          modified_at: now,
-        });
+        const id = await tx.terms.create({ taxonomy: this.info.taxonomy, name, slug, description: input.description ?? '', parentId });
         return (await tx.terms.find(this.info.taxonomy, id))!;
       }),
     );
@@ -90,9 +80,7 @@ export class TermService {
       this.storage.transaction(async (tx) => {
         const term = await tx.terms.find(this.info.taxonomy, id);
         if (!term) throw errors.invalidParam('id');
-        const patch: { name?: string; slug?: string; description?: string; parent_id?: number; modified_at: string } = {
-          modified_at: nowUtc(),
-        };
+        const patch: { -readonly [K in keyof TermFields]?: TermFields[K] } = {};
         if (input.name !== undefined) patch.name = input.name.trim();
         if (input.description !== undefined) patch.description = input.description ?? '';
         if (input.slug !== undefined) {
@@ -114,7 +102,7 @@ export class TermService {
               if (at === id) throw errors.invalidParam('parent', 'A category cannot be its own ancestor.');
             }
           }
-          patch.parent_id = parentId;
+          patch.parentId = parentId;
         }
         await tx.terms.update(id, patch);
         return (await tx.terms.find(this.info.taxonomy, id))!;
@@ -165,18 +153,7 @@ export class TermService {
       }
       const base = sanitizeSlug(text) || 'term';
       const slug = await firstFreeSlug(base, (candidates) => tx.terms.takenSlugs(this.info.taxonomy, candidates));
-      const now = nowUtc();
-      ids.push(
-        await tx.terms.create({
-          taxonomy: this.info.taxonomy,
-          name: text,
-          slug,
-          description: '',
-          parent_id: 0,
-          created_at: now,
-          modified_at: now,
-        }),
-      );
+      ids.push(await tx.terms.create({ taxonomy: this.info.taxonomy, name: text, slug, description: '', parentId: 0 }));
     }
     return [...new Set(ids)];
   }

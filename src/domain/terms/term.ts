@@ -54,6 +54,15 @@ export interface TermListQuery {
   readonly slug?: string;
 }
 
+/** What a term write stores. */
+export interface TermFields {
+  readonly taxonomy: Taxonomy;
+  readonly name: string;
+  readonly slug: string;
+  readonly description: string;
+  readonly parentId: number;
+}
+
 export interface TermInput {
   readonly name?: string;
   readonly description?: string | null;

@@ -1,6 +1,13 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
-import type { Term, TermListQuery } from '../../domain/terms/term.js';
-import type { Database, NewTerm, Taxonomy, TermRow, TermUpdate } from '../database.js';
+import type { TermListQuery } from '../../domain/terms/term.js';
+import type { Term, TermFields } from '../../domain/terms/term.js';
+import { nowUtc } from '../../time/clock.js';
+import type { Database, Taxonomy, TermRow, TermsTable } from '../database.js';
+import { columnMap } from './columns.js';
+
+/** The written columns of `terms` (see columns.ts); ids, counts and stamps are the store's. */
+const termColumns = columnMap<TermsTable>()<TermFields>({ taxonomy: 'taxonomy', name: 'name', slug: 'slug', description: 'description', parentId: 'parent_id' });
+type TermFieldsRow = Pick<TermsTable, 'taxonomy' | 'name' | 'slug' | 'description' | 'parent_id'>;
 import type { Dialect } from '../dialects/dialect.js';
 import { likeContains } from './like.js';
 import { Statement, statementSet } from './statement.js';
@@ -74,13 +81,19 @@ export class TermStore {
   }
 
 
-  async create(term: NewTerm): Promise<number> {
-    const row = await this.db.insertInto('terms').values(term).returning('id').executeTakeFirstOrThrow();
+  /** Stores a new term (stamped now); returns its id. */
+  async create(term: TermFields): Promise<number> {
+    const now = nowUtc();
+    const row = await this.db
+      .insertInto('terms')
+      .values({ ...(termColumns.toRow(term) as TermFieldsRow), created_at: now, modified_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     return row.id;
   }
 
-  async update(id: number, patch: TermUpdate): Promise<void> {
-    await this.db.updateTable('terms').set(patch).where('id', '=', id).execute();
+  async update(id: number, patch: Partial<TermFields>): Promise<void> {
+    await this.db.updateTable('terms').set({ ...termColumns.toRow(patch), modified_at: nowUtc() }).where('id', '=', id).execute();
   }
 
   /** Deletes a term: its children move up to its parent; its post relationships go with it. */
