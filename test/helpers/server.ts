@@ -17,6 +17,8 @@ export interface RunningServer {
   ca?: Buffer;
   child: ChildProcess;
   exited: Promise<number | null>;
+  /** What the process wrote on stdout (its log), when started with `{ captureLog: true }`. */
+  log(): string;
   /** SIGTERM (or another signal) and wait for the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -56,17 +58,19 @@ export function httpsRequest(
   });
 }
 
-export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+export async function startServer(env: Record<string, string>, options: { captureLog?: boolean } = {}): Promise<RunningServer> {
   const port = await freePort();
   const scheme = env.TLS_CERT !== undefined ? 'https' : 'http';
   const base = `${scheme}://127.0.0.1:${port}`;
   const ca = env.TLS_CERT !== undefined ? readFileSync(env.TLS_CERT) : undefined;
   const child = spawn(process.execPath, [BIN, 'serve'], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: base, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', options.captureLog ? 'pipe' : 'ignore', 'pipe'],
   });
   let stderr = '';
+  let stdout = '';
   child.stderr!.on('data', (d) => (stderr += d));
+  child.stdout?.on('data', (d) => (stdout += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const until = Date.now() + 20_000;
   for (;;) {
@@ -89,6 +93,7 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
     ca,
     child,
     exited,
+    log: () => stdout,
     stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
