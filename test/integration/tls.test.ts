@@ -101,6 +101,10 @@ describe('HTTPS', () => {
     });
     assert.notEqual(plain, 200, 'no answer in clear text');
   });
+
+  it('stops gracefully on SIGTERM, workers and all', async () => {
+    assert.equal(await server.stop(), 0);
+  });
 });
 
 describe('bad TLS settings stop the start (exit 78, naming the variable)', () => {
