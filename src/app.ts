@@ -2,6 +2,8 @@
  * buildApp(config, storage) → a Fastify instance with every plugin and route. It never listens: server.ts does,
  * and tests call `app.inject()`.
  */
+import type { IncomingMessage } from 'node:http';
+import type { ServerOptions as HttpsOptions } from 'node:https';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import qs from 'qs';
 import type { Config } from './config/config.js';
@@ -21,6 +23,7 @@ import { linkedRoutes } from './http/routes/venues-organizers/index.js';
 import { namespaceRoutes } from './http/routes/namespace/index.js';
 import { describeRoutes } from './http/routes/namespace/namespace.index.js';
 import { termRoutes } from './http/routes/categories-tags/index.js';
+import { canonicalUrl, logRequest, registerWordPressRoutes } from './http/routes/wordpress/index.js';
 import { Urls } from './http/urls.js';
 import { CATEGORIES, TAGS } from './domain/terms/term.js';
 import type { Storage } from './storage/storage.js';
@@ -35,6 +38,8 @@ declare module 'fastify' {
 export interface BuildOptions {
   /** Pino options, or false for no logging (tests). Defaults to the configured level. */
   logger?: FastifyServerOptions['logger'];
+  /** Serve HTTPS with this certificate and key (TLS_CERT / TLS_KEY). */
+  https?: { cert: Buffer; key: Buffer };
 }
 
 const QUERY_OPTIONS: qs.IParseOptions = {
@@ -64,8 +69,14 @@ export function createRegistry(): RouteRegistry {
 }
 
 export async function buildApp(config: Config, storage: Storage, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const http = { maxHeaderSize: 16 * 1024, connectionsCheckingInterval: Math.min(5000, Math.max(250, config.requestTimeoutMs / 2)) };
+  // Fastify hands only `https` to the server it creates for TLS, so the HTTP options go in there too. The
+  // https.Server has everything of the http.Server this app is typed with (timeouts, closeIdleConnections).
+  const transport: { http?: typeof http; https?: HttpsOptions } = options.https ? { https: { ...http, ...options.https } } : { http };
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    logger: options.logger ?? { level: config.logLevel, serializers: { req: logRequest } },
+    // the original's paths, `/wp-json/tribe/events/v1/…`, are the canonical ones before routing
+    ...(config.wpPaths ? { rewriteUrl: (req: IncomingMessage) => canonicalUrl(req.url ?? '/') } : {}),
     bodyLimit: config.bodyLimit,
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
@@ -79,7 +90,7 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
       const e = error.code === 'FST_ERR_BAD_URL' ? errors.badRequest('The URL is not validly percent-encoded.') : errors.badRequest(error.message);
       void (reply as unknown as FastifyReply).code(e.status).type('application/json; charset=UTF-8').send(e.toBody());
     },
-    http: { maxHeaderSize: 16 * 1024, connectionsCheckingInterval: Math.min(5000, Math.max(250, config.requestTimeoutMs / 2)) },
+    ...transport,
     routerOptions: {
       ignoreTrailingSlash: true,
       ignoreDuplicateSlashes: true,
@@ -143,6 +154,7 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
 
   registry.mount(app, services, urls, (path) => Object.values(describeRoutes(registry, urls, path))[0]);
   registerServiceRoutes(app, services, registry, urls);
+  if (config.wpPaths) registerWordPressRoutes(app, registry, urls, config);
 
   return app;
 }

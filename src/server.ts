@@ -6,10 +6,12 @@
  *
  * SIGTERM/SIGINT close gracefully: the listener stops accepting, in-flight requests finish, then the database
  * closes.
+ *
+ * With `TLS_CERT`/`TLS_KEY` every worker serves HTTPS itself (each process reads the files when it starts).
  */
 import cluster from 'node:cluster';
 import { buildApp } from './app.js';
-import type { Config } from './config/config.js';
+import type { Config, TlsFiles } from './config/config.js';
 import { UserService } from './domain/users/user.service.js';
 import { openStorage } from './storage/storage.js';
 
@@ -25,17 +27,17 @@ async function prepareDatabase(config: Config): Promise<boolean> {
   }
 }
 
-export async function serve(config: Config): Promise<void> {
+export async function serve(config: Config, tls?: TlsFiles): Promise<void> {
   if (config.workers > 1 && cluster.isPrimary) return primary(config);
   if (cluster.isPrimary && (await prepareDatabase(config))) {
     process.stdout.write(`created the first administrator ${config.adminLogin}\n`);
   }
-  return worker(config);
+  return worker(config, tls);
 }
 
-async function worker(config: Config): Promise<void> {
+async function worker(config: Config, tls: TlsFiles | undefined): Promise<void> {
   const storage = await openStorage(config.database);
-  const app = await buildApp(config, storage);
+  const app = await buildApp(config, storage, tls ? { https: { cert: tls.cert, key: tls.key } } : {});
 
   // scheduled posts come due: checked at start and every minute (any number of processes may do it at once)
   const publishDue = () =>

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, readTls } from './config.js';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -12,7 +15,29 @@ describe('loadConfig', () => {
     assert.equal(c.siteTimezone, 'UTC');
     assert.equal(c.logLevel, 'info');
     assert.equal(c.bodyLimit, 1048576);
+    assert.equal(c.wpPaths, true);
+    assert.equal(c.siteName, 'Events Calendar');
+    assert.equal(c.tls, undefined);
     assert.ok(Object.isFrozen(c));
+  });
+
+  it('turns the WordPress paths off with WP_PATHS=off (and its usual spellings)', () => {
+    for (const off of ['off', 'OFF', 'false', '0', 'no']) assert.equal(loadConfig({ WP_PATHS: off }).wpPaths, false, off);
+    for (const on of ['on', 'true', '1', 'yes', ' ']) assert.equal(loadConfig({ WP_PATHS: on }).wpPaths, true, on);
+  });
+
+  it('takes the site name and description for the WordPress root index', () => {
+    const c = loadConfig({ SITE_NAME: 'Jazz Club', SITE_DESCRIPTION: 'Concerts every night' });
+    assert.equal(c.siteName, 'Jazz Club');
+    assert.equal(c.siteDescription, 'Concerts every night');
+  });
+
+  it('serves TLS with TLS_CERT and TLS_KEY together, and then emits https URLs by default', () => {
+    const c = loadConfig({ TLS_CERT: '/etc/calendar/cert.pem', TLS_KEY: '/etc/calendar/key.pem', PORT: '8443' });
+    assert.deepEqual(c.tls, { certPath: '/etc/calendar/cert.pem', keyPath: '/etc/calendar/key.pem' });
+    assert.equal(c.publicUrl, 'https://localhost:8443');
+    const behindProxy = loadConfig({ TLS_CERT: '/c', TLS_KEY: '/k', PUBLIC_URL: 'https://events.example.org' });
+    assert.equal(behindProxy.publicUrl, 'https://events.example.org', 'an explicit PUBLIC_URL wins');
   });
 
   it('reads every variable', () => {
@@ -55,6 +80,9 @@ describe('loadConfig', () => {
       { SITE_TIMEZONE: 'Mars/Olympus' },
       { LOG_LEVEL: 'loud' },
       { BODY_LIMIT: '10' },
+      { WP_PATHS: 'maybe' },
+      { TLS_CERT: '/c' },
+      { TLS_KEY: '/k' },
     ];
     for (const env of bad) {
       assert.throws(
@@ -62,10 +90,41 @@ describe('loadConfig', () => {
         (e: unknown) =>
           e instanceof ConfigError &&
           // ADMIN_LOGIN without ADMIN_PASSWORD names the missing one
-          (Object.keys(env).includes(e.variable) || (e.variable.startsWith('ADMIN_') && 'ADMIN_LOGIN' in env !== 'ADMIN_PASSWORD' in env)) &&
+          (Object.keys(env).includes(e.variable) ||
+            (e.variable.startsWith('ADMIN_') && 'ADMIN_LOGIN' in env !== 'ADMIN_PASSWORD' in env) ||
+            (e.variable.startsWith('TLS_') && 'TLS_CERT' in env !== 'TLS_KEY' in env)) &&
           e.message.startsWith(e.variable),
         JSON.stringify(env),
       );
+    }
+  });
+});
+
+describe('readTls', () => {
+  it('reads nothing without TLS', () => {
+    assert.equal(readTls(loadConfig({})), undefined);
+  });
+
+  it('names the variable whose file cannot be read or holds no PEM', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'calendar-config-'));
+    try {
+      const garbage = join(dir, 'garbage.pem');
+      writeFileSync(garbage, '-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n');
+      const cases: [Record<string, string>, string][] = [
+        [{ TLS_CERT: join(dir, 'missing.pem'), TLS_KEY: garbage }, 'TLS_CERT'],
+        [{ TLS_CERT: garbage, TLS_KEY: join(dir, 'missing.pem') }, 'TLS_KEY'],
+        [{ TLS_CERT: garbage, TLS_KEY: garbage }, 'TLS_CERT'],
+        [{ TLS_CERT: dir, TLS_KEY: garbage }, 'TLS_CERT'],
+      ];
+      for (const [env, variable] of cases) {
+        assert.throws(
+          () => readTls(loadConfig(env)),
+          (e: unknown) => e instanceof ConfigError && e.variable === variable && e.message.startsWith(`${variable}: `),
+          JSON.stringify(env),
+        );
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -3,6 +3,8 @@
  * base reads `process.env`: the server and the CLI call `loadConfig(process.env)` once and pass the frozen
  * result down.
  */
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isValidTimeZone } from '../time/zones.js';
 
@@ -29,6 +31,13 @@ export interface Config {
   readonly rateLimit: { readonly max: number; readonly windowMs: number } | undefined;
   /** Time a client has to send a whole request (headers and body), in ms. */
   readonly requestTimeoutMs: number;
+  /** Whether the API is also served under `/wp-json/tribe/events/v1`, with a WordPress root index at `/wp-json/`. */
+  readonly wpPaths: boolean;
+  /** The site's name and tagline, as the WordPress root index shows them. */
+  readonly siteName: string;
+  readonly siteDescription: string;
+  /** PEM files to serve HTTPS with; undefined: plain HTTP. Read by `readTls()` when the server starts. */
+  readonly tls: { readonly certPath: string; readonly keyPath: string } | undefined;
 }
 
 export type DatabaseConfig =
@@ -58,7 +67,8 @@ export const VARIABLES: readonly VariableDoc[] = [
   {
     name: 'PUBLIC_URL',
     default: 'http://localhost:PORT',
-    description: 'Base URL of every URL the API emits (`rest_url`, `urls.self`, …); http(s), no query.',
+    description:
+      'Base URL of every URL the API emits (`rest_url`, `urls.self`, …); http(s), no query. With `TLS_CERT` the default is `https://localhost:PORT`.',
   },
   {
     name: 'DATABASE_URL',
@@ -99,6 +109,24 @@ export const VARIABLES: readonly VariableDoc[] = [
     default: '(off)',
     description: 'Origins allowed to call the API from browsers: a comma-separated list (`https://a.example,https://b.example`) or `*`.',
   },
+  {
+    name: 'WP_PATHS',
+    default: 'on',
+    description:
+      'Also serve the API under `/wp-json/tribe/events/v1/…` and a WordPress root index at `/wp-json/`, for clients of the original that append that path to a site URL; `off` turns both off.',
+  },
+  { name: 'SITE_NAME', default: 'Events Calendar', description: 'The site name the WordPress root index (`/wp-json/`) shows.' },
+  {
+    name: 'SITE_DESCRIPTION',
+    default: 'Events, venues, organizers, event categories and tags over HTTP.',
+    description: 'The site tagline the WordPress root index shows.',
+  },
+  {
+    name: 'TLS_CERT',
+    default: '(none: plain HTTP)',
+    description: 'With `TLS_KEY`: path of a PEM certificate (chain) to serve HTTPS with, for deployments without a TLS-terminating proxy.',
+  },
+  { name: 'TLS_KEY', default: '(none)', description: 'With `TLS_CERT`: path of the PEM private key of that certificate (not encrypted).' },
 ];
 
 type Env = Record<string, string | undefined>;
@@ -137,13 +165,31 @@ function parseDatabase(raw: string | undefined): DatabaseConfig {
   throw new ConfigError('DATABASE_URL', `must start with sqlite: or postgres://, got "${raw}"`);
 }
 
+const SWITCH: Record<string, boolean> = { on: true, true: true, yes: true, '1': true, off: false, false: false, no: false, '0': false };
+
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = value(env, name);
+  if (raw === undefined) return fallback;
+  const on = SWITCH[raw.toLowerCase()];
+  if (on === undefined) throw new ConfigError(name, `must be on or off, got "${raw}"`);
+  return on;
+}
+
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env): Config {
   const port = integer(env, 'PORT', 8080, 1, 65535);
   const host = value(env, 'HOST') ?? '127.0.0.1';
 
-  let publicUrl = value(env, 'PUBLIC_URL') ?? `http://localhost:${port}`;
+  const certPath = value(env, 'TLS_CERT');
+  const keyPath = value(env, 'TLS_KEY');
+  if ((certPath === undefined) !== (keyPath === undefined)) {
+    throw new ConfigError(certPath === undefined ? 'TLS_CERT' : 'TLS_KEY', 'TLS_CERT and TLS_KEY go together');
+  }
+  const tls = certPath !== undefined && keyPath !== undefined ? Object.freeze({ certPath, keyPath }) : undefined;
+
+  // served over TLS, the emitted URLs must be https ones to be followable
+  let publicUrl = value(env, 'PUBLIC_URL') ?? `${tls ? 'https' : 'http'}://localhost:${port}`;
   let parsed: URL;
   try {
     parsed = new URL(publicUrl);
@@ -223,5 +269,51 @@ export function loadConfig(env: Env): Config {
     workers: value(env, 'WORKERS')?.toLowerCase() === 'auto' ? availableParallelism() : integer(env, 'WORKERS', 1, 1, 256),
     rateLimit,
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT', 30, 1, 3600) * 1000,
+    wpPaths: onOff(env, 'WP_PATHS', true),
+    siteName: value(env, 'SITE_NAME') ?? 'Events Calendar',
+    siteDescription: value(env, 'SITE_DESCRIPTION') ?? 'Events, venues, organizers, event categories and tags over HTTP.',
+    tls,
   });
+}
+
+export interface TlsFiles {
+  readonly cert: Buffer;
+  readonly key: Buffer;
+  /** When the certificate stops being valid. */
+  readonly validTo: Date;
+}
+
+function readPem(name: string, path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new ConfigError(name, `cannot read "${path}": ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+}
+
+/**
+ * The certificate and key of `TLS_CERT`/`TLS_KEY`, checked: each parses, and the key is the certificate's. Kept
+ * out of `loadConfig` so that the other commands (`migrate`, `users`) do not need to read a key file that may
+ * be readable only by the service's account; `serve` calls it before it opens anything.
+ */
+export function readTls(config: Pick<Config, 'tls'>): TlsFiles | undefined {
+  if (!config.tls) return undefined;
+  const cert = readPem('TLS_CERT', config.tls.certPath);
+  const key = readPem('TLS_KEY', config.tls.keyPath);
+  let certificate: X509Certificate;
+  try {
+    certificate = new X509Certificate(cert);
+  } catch {
+    throw new ConfigError('TLS_CERT', `"${config.tls.certPath}" holds no PEM certificate`);
+  }
+  let privateKey: ReturnType<typeof createPrivateKey>;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch {
+    throw new ConfigError('TLS_KEY', `"${config.tls.keyPath}" holds no unencrypted PEM private key`);
+  }
+  if (!certificate.checkPrivateKey(privateKey)) {
+    throw new ConfigError('TLS_KEY', `"${config.tls.keyPath}" is not the key of the certificate in TLS_CERT`);
+  }
+  return { cert, key, validTo: new Date(certificate.validTo) };
 }
