@@ -11,9 +11,8 @@
  * a wait longer than COMMAND_TIMEOUT_MS. The Redis connection closes with the app.
  */
 import type { Socket } from 'node:net';
-import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Config } from '../../config/config.js';
 import { errors, type ApiError } from '../../domain/errors.js';
 
@@ -44,7 +43,9 @@ class RedisHealth {
   }
 }
 
-function connectRedis(app: FastifyInstance, redis: NonNullable<Config['redis']>, health: RedisHealth): Redis {
+async function connectRedis(app: FastifyInstance, redis: NonNullable<Config['redis']>, health: RedisHealth): Promise<Redis> {
+  // loaded only when used: most deployments set no REDIS_URL, and start-up should not pay for it
+  const { Redis } = await import('ioredis');
   const client = new Redis(redis.url, {
     // named so an operator (and the tests) can tell which process holds a connection
     connectionName: `calendar-${process.pid}`,
@@ -84,7 +85,8 @@ function settle(client: Redis, ms: number): Promise<void> {
 export async function registerRateLimit(app: FastifyInstance, limit: Config['rateLimit'], redis: Config['redis']): Promise<void> {
   if (!limit) return;
   const health = new RedisHealth(app);
-  const client = redis ? connectRedis(app, redis, health) : undefined;
+  const client = redis ? await connectRedis(app, redis, health) : undefined;
+  const { default: rateLimit } = await import('@fastify/rate-limit');
   await app.register(rateLimit, {
     // not a hook per route: one hook for every request below, 404s and OPTIONS included, as before
     global: false,
