@@ -88,7 +88,7 @@ export async function registerRateLimit(app: FastifyInstance, limit: Config['rat
   const client = redis ? await connectRedis(app, redis, health) : undefined;
   const { default: rateLimit } = await import('@fastify/rate-limit');
   await app.register(rateLimit, {
-    // not a hook per route: one hook for every request below, 404s and OPTIONS included, as before
+    // no hook per route: the one hook below sees every request, 404s and OPTIONS included, as before
     global: false,
     max: limit.max,
     timeWindow: limit.windowMs,
