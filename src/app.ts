@@ -127,8 +127,8 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
   });
 
   registerErrorHandling(app, storage, config.bodyLimit);
-  registerCors(app, config.corsOrigins);
-  registerRateLimit(app, config.rateLimit);
+  await registerCors(app, config.corsOrigins);
+  await registerRateLimit(app, config.rateLimit, config.redis);
   registerAuth(app, services.users, storage);
   registerResponseCache(app, services, config.cacheBytes);
 

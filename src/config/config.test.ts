@@ -18,6 +18,8 @@ describe('loadConfig', () => {
     assert.equal(c.wpPaths, true);
     assert.equal(c.siteName, 'Events Calendar');
     assert.equal(c.tls, undefined);
+    assert.equal(c.rateLimit, undefined);
+    assert.equal(c.redis, undefined);
     assert.ok(Object.isFrozen(c));
   });
 
@@ -64,6 +66,26 @@ describe('loadConfig', () => {
     assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).database, { dialect: 'sqlite', path: ':memory:' });
   });
 
+  it('reads RATE_LIMIT and the Redis that counts it for every process', () => {
+    assert.deepEqual(loadConfig({ RATE_LIMIT: '600/60s' }).rateLimit, { max: 600, windowMs: 60_000 });
+    assert.deepEqual(loadConfig({ RATE_LIMIT: '20/s' }).rateLimit, { max: 20, windowMs: 1000 });
+    assert.equal(loadConfig({ RATE_LIMIT: 'off' }).rateLimit, undefined);
+    assert.deepEqual(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).redis, { url: 'redis://127.0.0.1:6379', prefix: 'calendar:' });
+    const c = loadConfig({ REDIS_URL: ' rediss://user:p%40ss@cache.internal:6380/2 ', REDIS_PREFIX: 'staging:calendar:' });
+    assert.deepEqual(c.redis, { url: 'rediss://user:p%40ss@cache.internal:6380/2', prefix: 'staging:calendar:' });
+    assert.ok(Object.isFrozen(c.redis));
+  });
+
+  it('never repeats a Redis password in its message', () => {
+    for (const url of ['http://user:s3cret@host:6379', 'redis://user:s3cret@host:6379/db?x=1', 'redis://user:s3cret@host/x']) {
+      assert.throws(
+        () => loadConfig({ REDIS_URL: url }),
+        (e: unknown) => e instanceof ConfigError && e.variable === 'REDIS_URL' && !e.message.includes('s3cret'),
+        url,
+      );
+    }
+  });
+
   it('refuses bad values, naming the variable', () => {
     const bad: Record<string, string>[] = [
       { PORT: 'eighty' },
@@ -83,6 +105,15 @@ describe('loadConfig', () => {
       { WP_PATHS: 'maybe' },
       { TLS_CERT: '/c' },
       { TLS_KEY: '/k' },
+      { RATE_LIMIT: '600' },
+      { RATE_LIMIT: '0/60s' },
+      { RATE_LIMIT: '10/60d' },
+      { REDIS_URL: 'localhost:6379' },
+      { REDIS_URL: 'redis://' },
+      { REDIS_URL: 'redis://host:6379/zero' },
+      { REDIS_URL: 'redis://host:6379/0?keyPrefix=x' },
+      { REDIS_PREFIX: 'has space' },
+      { REDIS_PREFIX: 'x'.repeat(101) },
     ];
     for (const env of bad) {
       assert.throws(

@@ -29,6 +29,11 @@ export interface Config {
   readonly workers: number;
   /** Requests a client (IP address) may make per window; undefined: no limit. */
   readonly rateLimit: { readonly max: number; readonly windowMs: number } | undefined;
+  /**
+   * A Redis shared by every service process, where the rate limit is counted (undefined: each process counts
+   * alone). `prefix` starts every key the service writes there.
+   */
+  readonly redis: { readonly url: string; readonly prefix: string } | undefined;
   /** Time a client has to send a whole request (headers and body), in ms. */
   readonly requestTimeoutMs: number;
   /** Whether the API is also served under `/wp-json/tribe/events/v1`, with a WordPress root index at `/wp-json/`. */
@@ -97,7 +102,19 @@ export const VARIABLES: readonly VariableDoc[] = [
   {
     name: 'RATE_LIMIT',
     default: '(off)',
-    description: 'Requests per client IP and window, e.g. `600/60s` or `20/1s` (per process); over it → 429 with Retry-After.',
+    description:
+      'Requests per client IP and window, e.g. `600/60s` or `20/1s`; over it → 429 with Retry-After. Counted per process, or across all processes with `REDIS_URL`.',
+  },
+  {
+    name: 'REDIS_URL',
+    default: '(none)',
+    description:
+      '`redis://[user:password@]host[:port][/db]` (or `rediss://` for TLS): a Redis where every process counts `RATE_LIMIT` together. Unreachable → requests are not limited, and a warning is logged.',
+  },
+  {
+    name: 'REDIS_PREFIX',
+    default: '`calendar:`',
+    description: 'Start of every key written to `REDIS_URL`, so that deployments sharing one Redis keep apart (letters, digits, `:._-`).',
   },
   {
     name: 'REQUEST_TIMEOUT',
@@ -145,6 +162,24 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+/** A Redis URL as ioredis reads it; refused with a message that never repeats the password. */
+function parseRedisUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('REDIS_URL', 'is not a valid URL (redis://host:port/db)');
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+    throw new ConfigError('REDIS_URL', `must start with redis:// or rediss://, not ${url.protocol}//`);
+  }
+  if (url.hostname === '') throw new ConfigError('REDIS_URL', 'needs a host (redis://host:port/db)');
+  if (!/^\/?(\d{1,5})?$/.test(url.pathname)) throw new ConfigError('REDIS_URL', 'may end only in a database number (/0, /1, …)');
+  // ioredis would read any query parameter as a client option: none is taken, so nothing hides there
+  if (url.search !== '' || url.hash !== '') throw new ConfigError('REDIS_URL', 'must not carry a query string or fragment');
+  return raw;
 }
 
 function parseDatabase(raw: string | undefined): DatabaseConfig {
@@ -254,6 +289,13 @@ export function loadConfig(env: Env): Config {
     rateLimit = Object.freeze({ max: Number(m[1]), windowMs: Number(m[2] ?? 1) * unit });
   }
 
+  const redisUrl = value(env, 'REDIS_URL');
+  const redisPrefix = value(env, 'REDIS_PREFIX') ?? 'calendar:';
+  if (!/^[A-Za-z0-9:._-]{1,100}$/.test(redisPrefix)) {
+    throw new ConfigError('REDIS_PREFIX', 'may hold only letters, digits and : . _ - (at most 100 characters)');
+  }
+  const redis = redisUrl === undefined ? undefined : Object.freeze({ url: parseRedisUrl(redisUrl), prefix: redisPrefix });
+
   return Object.freeze({
     port,
     host,
@@ -268,6 +310,7 @@ export function loadConfig(env: Env): Config {
     cacheBytes: integer(env, 'CACHE_MB', 64, 0, 4096) * 1024 * 1024,
     workers: value(env, 'WORKERS')?.toLowerCase() === 'auto' ? availableParallelism() : integer(env, 'WORKERS', 1, 1, 256),
     rateLimit,
+    redis,
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT', 30, 1, 3600) * 1000,
     wpPaths: onOff(env, 'WP_PATHS', true),
     siteName: value(env, 'SITE_NAME') ?? 'Events Calendar',

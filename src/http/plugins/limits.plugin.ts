@@ -1,32 +1,119 @@
 /**
- * Hostile and careless clients: an optional rate limit per client address (RATE_LIMIT, a fixed window
- * counted in this process), and JSON answers for what Node's HTTP parser refuses before Fastify sees a
- * request (oversized URLs or headers, malformed requests, requests that arrive too slowly).
+ * Hostile and careless clients: an optional rate limit per client address (RATE_LIMIT, a fixed window), and JSON
+ * answers for what Node's HTTP parser refuses before Fastify sees a request (oversized URLs or headers, malformed
+ * requests, requests that arrive too slowly).
+ *
+ * The limit is @fastify/rate-limit's: its store counts in this process, or, with REDIS_URL, in Redis (one atomic
+ * script per request), so that every process of a deployment counts one client together. A client is its
+ * address, an IPv6 one by its /64 (the library's default: one host usually holds a whole /64). Our hook around it
+ * only shapes the answer (the API's JSON error, Retry-After, X-RateLimit-*) and decides what an unreachable Redis
+ * means: the request is served unlimited and a warning logged (at most every WARN_EVERY_MS), never a 500 and never
+ * a wait longer than COMMAND_TIMEOUT_MS. The Redis connection closes with the app.
  */
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Config } from '../../config/config.js';
 import { errors, type ApiError } from '../../domain/errors.js';
 
-export function registerRateLimit(app: FastifyInstance, limit: { max: number; windowMs: number } | undefined): void {
-  if (!limit) return;
-  const windows = new Map<string, { start: number; count: number }>();
-  let lastSweep = Date.now();
-  app.addHook('onRequest', async (request, reply) => {
+/** A rate-limit check never holds a request longer than this when Redis hangs. */
+const COMMAND_TIMEOUT_MS = 500;
+const WARN_EVERY_MS = 10_000;
+/** Clients counted at once in this process (the in-process store is an LRU of this size). */
+const LOCAL_CLIENTS = 50_000;
+
+/** Whether Redis answers, as this process last saw it; one warning per WARN_EVERY_MS while it does not. */
+class RedisHealth {
+  private down = false;
+  private warnedAt = 0;
+
+  constructor(private readonly app: FastifyInstance) {}
+
+  failed(error: unknown): void {
+    this.down = true;
     const now = Date.now();
-    if (now - lastSweep > limit.windowMs) {
-      for (const [ip, w] of windows) if (now - w.start >= limit.windowMs) windows.delete(ip);
-      lastSweep = now;
+    if (now - this.warnedAt < WARN_EVERY_MS) return;
+    this.warnedAt = now;
+    this.app.log.warn({ err: error }, 'rate limit: Redis is unreachable; requests are not limited until it is back');
+  }
+
+  ready(): void {
+    if (this.down) this.app.log.info('rate limit: Redis is reachable again; requests are counted there');
+    this.down = false;
+  }
+}
+
+async function connectRedis(app: FastifyInstance, redis: NonNullable<Config['redis']>, health: RedisHealth): Promise<Redis> {
+  // loaded only when used: most deployments set no REDIS_URL, and start-up should not pay for it
+  const { Redis } = await import('ioredis');
+  const client = new Redis(redis.url, {
+    // named so an operator (and the tests) can tell which process holds a connection
+    connectionName: `calendar-${process.pid}`,
+    // while disconnected a check fails at once (and the request goes unlimited) rather than queueing
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: COMMAND_TIMEOUT_MS,
+    connectTimeout: 2000,
+    // keep trying to come back, at most every 2 s
+    retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
+  });
+  client.on('error', (error) => health.failed(error));
+  client.on('ready', () => health.ready());
+  app.addHook('onClose', async () => {
+    if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
+    else client.disconnect();
+  });
+  return client;
+}
+
+/** Resolves once Redis answers or fails (or after `ms`), so the first requests are already counted there. */
+function settle(client: Redis, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (client.status === 'ready') return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      client.off('ready', done);
+      client.off('error', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    client.once('ready', done);
+    client.once('error', done);
+  });
+}
+
+export async function registerRateLimit(app: FastifyInstance, limit: Config['rateLimit'], redis: Config['redis']): Promise<void> {
+  if (!limit) return;
+  const health = new RedisHealth(app);
+  const client = redis ? await connectRedis(app, redis, health) : undefined;
+  const { default: rateLimit } = await import('@fastify/rate-limit');
+  await app.register(rateLimit, {
+    // no hook per route: the one hook below sees every request, 404s and OPTIONS included, as before
+    global: false,
+    max: limit.max,
+    timeWindow: limit.windowMs,
+    cache: LOCAL_CLIENTS,
+    ...(client && redis ? { redis: client, nameSpace: `${redis.prefix}rate-limit:` } : {}),
+    skipOnError: false,
+  });
+  if (client) await settle(client, 2000);
+  const check = app.createRateLimit();
+
+  app.addHook('onRequest', async (request, reply) => {
+    let result: Awaited<ReturnType<typeof check>>;
+    try {
+      result = await check(request);
+    } catch (error) {
+      // only the store can fail here: without Redis nothing throws
+      health.failed(error);
+      return;
     }
-    let w = windows.get(request.ip);
-    if (!w || now - w.start >= limit.windowMs) {
-      w = { start: now, count: 0 };
-      windows.set(request.ip, w);
-    }
-    w.count++;
-    reply.header('X-RateLimit-Limit', limit.max);
-    reply.header('X-RateLimit-Remaining', Math.max(0, limit.max - w.count));
-    if (w.count > limit.max) {
-      const retryAfter = Math.max(1, Math.ceil((w.start + limit.windowMs - now) / 1000));
+    if (result.isAllowed) return;
+    reply.header('X-RateLimit-Limit', result.max);
+    reply.header('X-RateLimit-Remaining', result.remaining);
+    reply.header('X-RateLimit-Reset', result.ttlInSeconds);
+    if (result.isExceeded) {
+      const retryAfter = Math.max(1, result.ttlInSeconds);
       reply.header('Retry-After', retryAfter);
       throw errors.tooManyRequests(retryAfter);
     }
