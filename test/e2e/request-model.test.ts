@@ -256,6 +256,10 @@ describe('namespace index', () => {
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.namespaces, ['calendar/events/v1']);
     assert.ok('/calendar/events/v1/tags' in res.body.routes);
+    // the site's facts, as the WordPress root index gives them (UTC here)
+    assert.equal(res.body.name, 'Events Calendar');
+    assert.equal(res.body.timezone_string, 'UTC');
+    assert.equal(res.body.gmt_offset, 0);
   });
 });
 

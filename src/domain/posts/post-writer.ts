@@ -53,14 +53,20 @@ type Verb = 'edit' | 'delete';
 const generalCapability = (verb: Verb) => (verb === 'edit' ? 'edit_posts' : 'delete_posts');
 
 /**
- * WordPress' permission callback for writing a post (what the `Allow` header reports): the general capability,
- * then, when the post exists, the check on that post.
+ * WordPress' permission callback for writing a post: the general capability, then, when the post exists, the
+ * check on that post. The one rule both the write path (`authorize`) and the `Allow` header use.
  */
-export async function mayWritePost(storage: Storage, actor: Actor, verb: Verb, id: number | undefined): Promise<boolean> {
-  if (!can(actor, generalCapability(verb))) return false;
+async function judge(storage: Storage, actor: Actor, verb: Verb, id: number | undefined) {
+  if (!can(actor, generalCapability(verb))) return { verdict: 'forbidden' } as const;
   const access = id === undefined ? undefined : await storage.posts.findAccess(id);
-  if (!access) return true;
-  return verb === 'edit' ? canEditPost(actor, access) : canDeletePost(actor, access);
+  if (!access) return { verdict: 'missing' } as const;
+  const allowed = verb === 'edit' ? canEditPost(actor, access) : canDeletePost(actor, access);
+  return allowed ? ({ verdict: 'allowed', access } as const) : ({ verdict: 'forbidden' } as const);
+}
+
+/** Whether the caller passes the permission check for writing this post (a missing one passes: it is a 404). */
+export async function mayWritePost(storage: Storage, actor: Actor, verb: Verb, id: number | undefined): Promise<boolean> {
+  return (await judge(storage, actor, verb, id)).verdict !== 'forbidden';
 }
 
 export class PostWriter<R extends PostRecord, D> {
@@ -77,14 +83,11 @@ export class PostWriter<R extends PostRecord, D> {
    * of another kind its wrong-type answer.
    */
   async authorize(actor: Actor, verb: Verb, id: number): Promise<void> {
-    const access = await this.storage.posts.findAccess(id);
-    if (!access) {
-      if (!can(actor, generalCapability(verb))) throw errors.forbidden(isAuthenticated(actor));
-      throw this.kind.notFound(id);
-    }
-    if (!(verb === 'edit' ? canEditPost : canDeletePost)(actor, access)) throw errors.forbidden(isAuthenticated(actor));
-    if (access.type !== this.kind.type) throw this.kind.wrongType(id);
-    if (verb === 'delete' && access.status === 'trash') throw this.kind.inTrash(id);
+    const judged = await judge(this.storage, actor, verb, id);
+    if (judged.verdict === 'forbidden') throw errors.forbidden(isAuthenticated(actor));
+    if (judged.verdict === 'missing') throw this.kind.notFound(id);
+    if (judged.access.type !== this.kind.type) throw this.kind.wrongType(id);
+    if (verb === 'delete' && judged.access.status === 'trash') throw this.kind.inTrash(id);
   }
 
   /**

@@ -4,8 +4,9 @@ import type { Services } from '../../../domain/services.js';
 import type { RouteRegistry } from '../../route.js';
 import { NAMESPACE, type Urls } from '../../urls.js';
 import { describeRoutes } from '../namespace/namespace.index.js';
+import { wordpressTimezone, type SiteFacts } from '../wordpress/wordpress.index.js';
 
-export function registerServiceRoutes(app: FastifyInstance, services: Services, registry: RouteRegistry, urls: Urls) {
+export function registerServiceRoutes(app: FastifyInstance, services: Services, registry: RouteRegistry, urls: Urls, site: SiteFacts) {
   app.get('/healthz', async (request, reply) => {
     const health = await services.health();
     if (health.ok) return { status: 'ok', database: health.database };
@@ -13,12 +14,13 @@ export function registerServiceRoutes(app: FastifyInstance, services: Services, 
     return reply.code(503).send({ status: 'unavailable', database: health.database });
   });
 
+  // the same site facts as WordPress' root index at /wp-json/ (routes/wordpress), for our own namespace
   app.get('/', async () => ({
-    name: 'Events Calendar',
-    description: 'Events, venues, organizers, event categories and tags over HTTP.',
+    name: site.name,
+    description: site.description,
     url: urls.home,
     home: urls.home,
-    timezone_string: services.siteTimezone,
+    ...wordpressTimezone(site.timezone, Date.now()),
     namespaces: [NAMESPACE],
     routes: describeRoutes(registry, urls),
     _links: { help: [{ href: `${urls.namespace}/doc` }] },
