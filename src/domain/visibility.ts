@@ -39,13 +39,24 @@ function ruleFor(actor: Actor, authorId: number): StatusRule {
 const covers = (rule: StatusRule, other: StatusRule) =>
   other.statuses.every((s) => rule.statuses.includes(s)) && other.trashedFrom.every((s) => rule.trashedFrom.includes(s));
 
+const PUBLIC: Visibility = { key: 'public', anyone: ruleFor({ kind: 'anonymous' }, -1) };
+/** The rules depend on the role alone (and the user's id for their own posts): derived once per role. */
+const byRole = new Map<string, { anyone: StatusRule; own?: StatusRule }>();
+
 /** What this caller may read, derived from `canReadPost`. */
 export function listVisibility(actor: Actor): Visibility {
-  if (actor.kind !== 'user') return { key: 'public', anyone: ruleFor(actor, -1) };
-  const anyone = ruleFor(actor, -1);
-  const own = ruleFor(actor, actor.id);
-  if (covers(anyone, own)) return { key: `role:${actor.role}`, anyone };
-  return { key: `user:${actor.id}`, anyone, own: { userId: actor.id, rule: own } };
+  if (actor.kind !== 'user') return PUBLIC;
+  let rules = byRole.get(actor.role);
+  if (!rules) {
+    // a stand-in user of the role: ownership is all that differs between users of one role
+    const probe: Actor = { ...actor, id: 1 };
+    const anyone = ruleFor(probe, -1);
+    const own = ruleFor(probe, 1);
+    rules = covers(anyone, own) ? { anyone } : { anyone, own };
+    byRole.set(actor.role, rules);
+  }
+  if (!rules.own) return { key: `role:${actor.role}`, anyone: rules.anyone };
+  return { key: `user:${actor.id}`, anyone: rules.anyone, own: { userId: actor.id, rule: rules.own } };
 }
 
 /** Whether a rule is "every status" (no condition needed). */
