@@ -8,7 +8,7 @@ describe('loadConfig', () => {
     assert.equal(c.port, 8080);
     assert.equal(c.host, '127.0.0.1');
     assert.equal(c.publicUrl, 'http://localhost:8080');
-    assert.deepEqual(c.database, { dialect: 'sqlite', path: './data/calendar.db' });
+    assert.deepEqual(c.database, { dialect: 'sqlite', path: './data/calendar.db', synchronous: 'NORMAL' });
     assert.equal(c.siteTimezone, 'UTC');
     assert.equal(c.logLevel, 'info');
     assert.equal(c.bodyLimit, 1048576);
@@ -35,8 +35,20 @@ describe('loadConfig', () => {
   });
 
   it('takes sqlite: paths', () => {
-    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db' }).database, { dialect: 'sqlite', path: '/tmp/x.db' });
-    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).database, { dialect: 'sqlite', path: ':memory:' });
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db' }).database, { dialect: 'sqlite', path: '/tmp/x.db', synchronous: 'NORMAL' });
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).database, { dialect: 'sqlite', path: ':memory:', synchronous: 'NORMAL' });
+  });
+
+  it('takes SQLITE_SYNCHRONOUS (NORMAL or FULL, any case) for SQLite, and checks it whatever the database', () => {
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db', SQLITE_SYNCHRONOUS: 'FULL' }).database, {
+      dialect: 'sqlite',
+      path: '/tmp/x.db',
+      synchronous: 'FULL',
+    });
+    assert.equal((loadConfig({ SQLITE_SYNCHRONOUS: ' full ' }).database as { synchronous: string }).synchronous, 'FULL');
+    assert.equal((loadConfig({ SQLITE_SYNCHRONOUS: 'normal' }).database as { synchronous: string }).synchronous, 'NORMAL');
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'postgres://u@db/cal', SQLITE_SYNCHRONOUS: 'FULL' }).database, { dialect: 'postgres', url: 'postgres://u@db/cal' });
+    assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://u@db/cal', SQLITE_SYNCHRONOUS: 'fast' }), /^ConfigError: SQLITE_SYNCHRONOUS: must be NORMAL or FULL/);
   });
 
   it('refuses bad values, naming the variable', () => {
@@ -55,6 +67,9 @@ describe('loadConfig', () => {
       { SITE_TIMEZONE: 'Mars/Olympus' },
       { LOG_LEVEL: 'loud' },
       { BODY_LIMIT: '10' },
+      { SQLITE_SYNCHRONOUS: 'OFF' },
+      { SQLITE_SYNCHRONOUS: 'EXTRA' },
+      { SQLITE_SYNCHRONOUS: '1' },
     ];
     for (const env of bad) {
       assert.throws(
