@@ -23,8 +23,8 @@ export interface LoadSpec {
   authorization?: string;
   requests: RequestSpec[];
   /**
-   * Where in its share each connection starts: runs of a long list (mixed traffic) continue where the last
-   * one stopped instead of sending its URLs again.
+   * The entry of the list the run starts at: runs of a long list (mixed traffic) continue where the last one
+   * stopped instead of sending its URLs again.
    */
   startAt?: number;
   /** Count the answers the service took from its response cache (`X-Cache: hit`). */
@@ -73,18 +73,15 @@ const C = spec.connections;
 const L = spec.requests.length;
 let nextClient = 0;
 
-const rotate = <T>(list: T[], by: number) => {
-  const n = by % list.length;
-  return [...list.slice(n), ...list.slice(0, n)];
-};
-
 /**
- * Connection k's share: every C-th entry from k (from entry `startAt` of it), or, for a list shorter than C,
- * the whole list from entry k.
+ * Connection k's share. A list at least as long as the connections: entries startAt+k, startAt+k+C, … (round
+ * the list), so that the connections together send the list in order from `startAt`. A shorter list: the
+ * whole list, from entry k.
  */
 function share(k: number): RequestSpec[] {
-  if (L >= C) return rotate(spec.requests.filter((_, i) => i % C === k), spec.startAt ?? 0);
-  return rotate(spec.requests, k);
+  const from = spec.startAt ?? 0;
+  if (L >= C) return Array.from({ length: Math.ceil(L / C) }, (_, j) => spec.requests[(from + k + j * C) % L]);
+  return [...spec.requests.slice(k % L), ...spec.requests.slice(0, k % L)];
 }
 
 const instance = autocannon({

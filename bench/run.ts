@@ -8,7 +8,7 @@
  *
  * Options: --events N (10000) --dialects sqlite,postgres --duration S (6) --warmup S (1) --rounds R (3)
  *          --connections C (64) --scenarios id,id (or parts of names) --seed N (42) --workers N (1)
- *          --mix-capture S (1.5 × rounds × (duration + warm-up)) --mix-size N (100000: most URLs in the mix)
+ *          --mix-size N (most reads captured for the mixed stream: 200000)
  *          --list --smoke (tiny and quick: CI runs it) --out FILE
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -60,7 +60,6 @@ const { values } = parseArgs({
     connections: { type: 'string' },
     scenarios: { type: 'string' },
     'mix-size': { type: 'string' },
-    'mix-capture': { type: 'string' },
     seed: { type: 'string', default: '42' },
     smoke: { type: 'boolean', default: false },
     list: { type: 'boolean', default: false },
@@ -74,12 +73,7 @@ const DURATION = Number(values.duration ?? (smoke ? 1 : 6));
 const WARMUP = Number(values.warmup ?? (smoke ? 0 : 1));
 const ROUNDS = Number(values.rounds ?? (smoke ? 1 : 3));
 const CONNECTIONS = Number(values.connections ?? (smoke ? 8 : 64));
-const MIX_SIZE = Number(values['mix-size'] ?? (smoke ? 400 : 100_000));
-/**
- * Seconds spent capturing the mixed stream (see captureMix): as long as the service would take to answer that
- * many URLs uncached, which is more than the measured runs can send with a partly warm cache.
- */
-const MIX_CAPTURE = Number(values['mix-capture'] ?? (smoke ? 1 : 1.5 * ROUNDS * (DURATION + WARMUP)));
+const MIX_SIZE = Number(values['mix-size'] ?? (smoke ? 2_000 : 200_000));
 /** The warm-up wakes the code paths and the database's page cache up; it needs no full load (and no backlog). */
 const WARMUP_CONNECTIONS = Math.min(CONNECTIONS, 8);
 const SEED = Number(values.seed);
@@ -87,7 +81,7 @@ const WORKERS = values.workers!;
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/test';
 /** Long enough that autocannon never gives up on a slow answer and sends the request again. */
 const LOAD_TIMEOUT_S = 120;
-for (const [name, n] of Object.entries({ events: EVENTS, duration: DURATION, warmup: WARMUP, rounds: ROUNDS, connections: CONNECTIONS, 'mix-size': MIX_SIZE, 'mix-capture': MIX_CAPTURE, seed: SEED })) {
+for (const [name, n] of Object.entries({ events: EVENTS, duration: DURATION, warmup: WARMUP, rounds: ROUNDS, connections: CONNECTIONS, 'mix-size': MIX_SIZE, seed: SEED })) {
   if (!Number.isFinite(n) || n < 0 || (name !== 'warmup' && n === 0)) throw new Error(`--${name}: not a usable number`);
 }
 
@@ -382,31 +376,55 @@ async function capture(service: Service, requests: RequestSpec[]): Promise<{ cap
 }
 
 /**
- * The mixed stream, captured for `budgetMs` (or up to `max` URLs): its URLs in order, each distinct one fetched
- * once. A real stream keeps bringing URLs never seen; a short list sent again and again would turn that tail
- * into cache hits. So the list is as long as the service can answer uncached in the time the measured runs
- * last and more, each run takes up the stream where the last stopped, and a run that comes round to URLs
- * already sent says so (`repeatedShare`).
+ * The mixed stream: its read URLs in order, each distinct one captured once. A real stream keeps bringing URLs
+ * never seen; a short list sent again and again would turn that tail into cache hits. So each run takes up the
+ * stream where the last one stopped, the stream is captured further whenever the next run might need more
+ * than is left, and a run that still comes round to URLs it already sent says so (`repeatedShare`).
  */
-async function captureMix(service: Service, stream: Iterator<string>, budgetMs: number, max: number) {
-  const paths: string[] = [];
-  const seen = new Set<string>();
-  const captured: Captured[] = [];
-  const failed = new Map<string, number>();
-  const deadline = Date.now() + budgetMs;
-  const worker = async () => {
-    while (Date.now() < deadline && paths.length < max) {
-      const path = stream.next().value as string;
-      paths.push(path);
-      if (seen.has(path)) continue;
-      seen.add(path);
-      const got = await fetchOne(service, { method: 'GET', path });
-      if ('body' in got) captured.push(got);
-      else failed.set(path, got.status);
+class MixStream {
+  /** The captured reads, in stream order, without the URLs that did not answer 2xx. */
+  readonly paths: string[] = [];
+  readonly captured: Captured[] = [];
+  readonly failed: { key: string; status: number }[] = [];
+  private readonly seen = new Set<string>();
+  private readonly rejected = new Set<string>();
+  /** Stream positions per second of capture (a guess of what the service does uncached, for the first run). */
+  rate = 0;
+
+  constructor(
+    private readonly service: Service,
+    private readonly source: Iterator<string>,
+  ) {}
+
+  /** Captures until `count` reads are available (at most MIX_SIZE), keeping the stream's order. */
+  async extendTo(count: number): Promise<void> {
+    const target = Math.min(count, MIX_SIZE);
+    const started = Date.now();
+    const before = this.paths.length;
+    while (this.paths.length < target) {
+      const slots = Array.from({ length: target - this.paths.length }, () => this.source.next().value as string);
+      const ok = slots.map(() => true);
+      let next = 0;
+      const worker = async () => {
+        for (let i = next++; i < slots.length; i = next++) {
+          const path = slots[i];
+          if (this.seen.has(path)) continue;
+          this.seen.add(path);
+          const got = await fetchOne(this.service, { method: 'GET', path });
+          if ('body' in got) this.captured.push(got);
+          else {
+            this.failed.push(got);
+            this.rejected.add(path);
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: CAPTURE_CONCURRENCY }, worker));
+      slots.forEach((path, i) => (ok[i] = !this.rejected.has(path)));
+      this.paths.push(...slots.filter((_, i) => ok[i]));
     }
-  };
-  await Promise.all(Array.from({ length: CAPTURE_CONCURRENCY }, worker));
-  return { paths: paths.filter((p) => !failed.has(p)), captured, failed: [...failed].map(([path, status]) => ({ key: baselineKey('GET', path, false), status })) };
+    const seconds = (Date.now() - started) / 1000;
+    if (this.paths.length > before && seconds > 0.2) this.rate = (this.paths.length - before) / seconds;
+  }
 }
 
 function writeManifest(file: string, captured: Captured[]): void {
@@ -497,44 +515,47 @@ async function benchDialect(dialect: Dialect) {
 
     // capture every answer the baselines will give, from the service without a response cache
     const captureStarted = Date.now();
+    const nocache = services.get('nocache')!;
     const toCapture = selected.filter((s) => s.baseline && !s.stream).flatMap((s) => s.requests);
-    const mixed = selected.filter((s) => s.stream);
-    if (mixed.some((s) => s.id === 'mixed.writes')) toCapture.push({ method: 'POST', path: EVENTS_PATH, auth: true, body: 'realistic' });
-    const fixed = await capture(services.get('nocache')!, toCapture);
+    const streamed = selected.filter((s) => s.stream);
+    if (streamed.some((s) => s.requests.some((r) => r.method === 'POST')) || selected.some((s) => s.id === 'mixed.writes')) {
+      toCapture.push({ method: 'POST', path: EVENTS_PATH, auth: true, body: 'realistic' });
+    }
+    const fixed = await capture(nocache, toCapture);
     const mix =
-      mixed.length > 0
-        ? await captureMix(
-            services.get('nocache')!,
-            mixedReads({ seed: SEED, eventIds: ids.eventIds, venueIds: ids.venueIds, categories: 50, today: Math.floor(startedAt.getTime() / 86_400_000) * 86_400_000 }),
-            MIX_CAPTURE * 1000,
-            MIX_SIZE,
-          )
-        : { paths: [], captured: [], failed: [] };
-    const captured = [...fixed.captured, ...mix.captured];
-    const failed = [...fixed.failed, ...mix.failed];
+      streamed.length > 0
+        ? new MixStream(nocache, mixedReads({ seed: SEED, eventIds: ids.eventIds, venueIds: ids.venueIds, categories: 50, today: Math.floor(startedAt.getTime() / 86_400_000) * 86_400_000 }))
+        : undefined;
+    // a first stretch, which also tells how fast the service answers the stream uncached
+    await mix?.extendTo(smoke ? 100 : 500);
     const captureSeconds = (Date.now() - captureStarted) / 1000;
-    const good = new Set(captured.map((c) => c.key));
-    // pages past the end of a short date window, mostly: the data decides, and the same data gives the same list
-    if (failed.length > 0) {
+    const reportFailures = (failed: { key: string; status: number }[], what: string) => {
+      if (failed.length === 0) return;
       const shown = failed.slice(0, 3).map((f) => `${f.key} → ${f.status}`);
-      process.stdout.write(`[${dialect}] capture: ${failed.length} URL(s) did not answer 2xx and are left out of their scenarios: ${shown.join('; ')}${failed.length > 3 ? '; …' : ''}\n`);
-    }
-    const list = scenarios(dialect, ids, mix.paths).filter((s) => selected.some((t) => t.id === s.id));
-    for (const s of list.filter((s) => s.baseline)) s.requests = s.requests.filter((r) => good.has(baselineKey(r.method, r.path, r.auth === true)));
-    if (mixed.length > 0) {
-      process.stdout.write(`[${dialect}] mixed stream: ${mix.paths.length.toLocaleString('en-US')} requests, ${mix.captured.length.toLocaleString('en-US')} distinct URLs\n`);
-    }
+      process.stdout.write(`[${dialect}] ${what}: ${failed.length} URL(s) did not answer 2xx and were left out: ${shown.join('; ')}${failed.length > 3 ? '; …' : ''}\n`);
+    };
+    reportFailures(fixed.failed, 'capture');
+    const good = new Set(fixed.captured.map((c) => c.key));
+    const list = scenarios(dialect, ids, []).filter((s) => selected.some((t) => t.id === s.id));
+    for (const s of list.filter((s) => s.baseline && !s.stream)) s.requests = s.requests.filter((r) => good.has(baselineKey(r.method, r.path, r.auth === true)));
+
     const manifest = join(dir, 'baseline.json');
-    writeManifest(manifest, captured);
-    const basePort = await freePort();
-    const baseline = spawn(process.execPath, [BASELINE, String(basePort), manifest], { env: { ...process.env, WORKERS }, stdio: ['ignore', 'ignore', 'inherit'] });
-    children.add(baseline);
-    const baselineBase = `http://127.0.0.1:${basePort}`;
-    await waitFor(`${baselineBase}/`);
-    process.stdout.write(
-      `[${dialect}] captured ${captured.length} answers (${(captured.reduce((n, c) => n + c.body.length, 0) / 1e6).toFixed(1)} MB) in ${captureSeconds.toFixed(1)} s; ` +
-        `services: ${[...services.keys()].join(', ')}\n`,
-    );
+    let baseline: { child: ChildProcess; base: string } | undefined;
+    /** (Re)starts the bare server with every answer captured so far. */
+    const startBaseline = async () => {
+      if (baseline) {
+        baseline.child.kill('SIGTERM');
+        children.delete(baseline.child);
+      }
+      writeManifest(manifest, [...fixed.captured, ...(mix?.captured ?? [])]);
+      const port = await freePort();
+      const child = spawn(process.execPath, [BASELINE, String(port), manifest], { env: { ...process.env, WORKERS }, stdio: ['ignore', 'ignore', 'inherit'] });
+      children.add(child);
+      baseline = { child, base: `http://127.0.0.1:${port}` };
+      await waitFor(`${baseline.base}/`);
+    };
+    await startBaseline();
+    process.stdout.write(`[${dialect}] captured ${fixed.captured.length + (mix?.captured.length ?? 0)} answers in ${captureSeconds.toFixed(1)} s; services: ${[...services.keys()].join(', ')}\n`);
 
     const results: ScenarioResult[] = list.map((s) => ({
       id: s.id,
@@ -548,14 +569,41 @@ async function benchDialect(dialect: Dialect) {
     }));
     let peakScope = 'run' as 'run' | 'process';
     const nonce = `${process.pid.toString(36)}${Date.now().toString(36)}`;
-
-    /** Per stream scenario: how far (entries of each connection's share) earlier runs have gone. */
-    const cursors = new Map<string, number>();
     let loads = 0;
+
+    /**
+     * Per stream scenario: where its stretch of the stream begins (mixed.writes goes on where mixed.reads
+     * stopped), how far into its list earlier runs have gone, and the most a run (warm-up included) has sent.
+     */
+    const streams = new Map<string, { offset: number; cursor: number; mostSent: number }>();
+    const writeShare = (s: Scenario) => (s.id === 'mixed.writes' ? 0.02 : 0);
+    /** Makes sure the stream holds what the next run of `s` can send; captures more (and restarts the baseline) if not. */
+    const ensureStream = async (s: Scenario, result: ScenarioResult) => {
+      let st = streams.get(s.id);
+      if (!st) {
+        const before = [...streams.values()];
+        st = { offset: before.reduce((n, o) => Math.max(n, o.offset + o.cursor), 0), cursor: 0, mostSent: Math.max(0, ...before.map((o) => o.mostSent)) };
+        streams.set(s.id, st);
+      }
+      // a first guess from the capture's pace (hits make the cached service faster than that), then what runs sent
+      const perRun = st.mostSent > 0 ? st.mostSent * 1.5 : mix!.rate * (DURATION + WARMUP) * 3;
+      const needed = st.offset + st.cursor + Math.ceil(perRun) + 2 * CONNECTIONS;
+      if (mix!.paths.length < needed && mix!.paths.length < MIX_SIZE) {
+        const t0 = Date.now();
+        await mix!.extendTo(needed);
+        await startBaseline();
+        process.stdout.write(`[${dialect}] mixed stream captured up to ${mix!.paths.length.toLocaleString('en-US')} requests (${mix!.captured.length.toLocaleString('en-US')} distinct URLs) in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+      }
+      s.requests = withWrites(mix!.paths.slice(st.offset), writeShare(s), SEED + st.offset);
+      result.requestsInList = s.requests.length;
+      result.distinctRequests = new Set(s.requests.map((r) => baselineKey(r.method, r.path, r.auth === true))).size;
+      return st;
+    };
+
     const runScenario = async (s: Scenario, result: ScenarioResult, round: number) => {
       const service = services.get(s.service)!;
+      const st = s.stream ? await ensureStream(s, result) : undefined;
       if (s.requests.length === 0) throw new Error(`${s.id}: no request left to send`);
-      const shareLength = Math.floor(s.requests.length / CONNECTIONS);
       const spec = (url: string, duration: number, connections = CONNECTIONS): LoadSpec => ({
         url,
         connections,
@@ -563,32 +611,32 @@ async function benchDialect(dialect: Dialect) {
         timeout: LOAD_TIMEOUT_S,
         authorization: AUTHORIZATION,
         requests: s.requests,
-        ...(s.stream ? { startAt: cursors.get(s.id) ?? 0 } : {}),
+        ...(st ? { startAt: st.cursor } : {}),
         countCacheHits: s.countCacheHits,
         // every load process counts its creates from 1: the titles (and slugs) stay unique across them
         nonce: `${nonce}-${++loads}`,
       });
-      /** Moves the stream on past what this run sent; answers the share of its requests that went round again. */
-      const advance = (sent: number, connections: number): number | undefined => {
-        if (!s.stream || shareLength === 0) return undefined;
-        const before = cursors.get(s.id) ?? 0;
-        // the connections go at their own pace: a little margin so that the next run starts past all of them
-        const perConnection = Math.ceil((sent / connections) * 1.05);
-        cursors.set(s.id, before + perConnection);
-        return Math.min(1, Math.max(0, before + perConnection - shareLength) / Math.max(1, perConnection));
+      /** Moves the stream on past what this run sent; answers the share of its requests that came round again. */
+      const advance = (sent: number): number | undefined => {
+        if (!st) return undefined;
+        const before = st.cursor;
+        st.mostSent = Math.max(st.mostSent, sent);
+        // the connections go at their own pace: a margin so that the next run starts past all of them
+        st.cursor += Math.ceil(sent * 1.05) + CONNECTIONS;
+        return Math.min(1, Math.max(0, before + sent - s.requests.length) / Math.max(1, sent));
       };
       const eventsBefore = s.phase === 'write' ? await countEvents(dialect, dialect === 'sqlite' ? sqlitePath : POSTGRES_URL, schema) : undefined;
       if (WARMUP > 0) {
         const warm = await load(spec(service.base, WARMUP, WARMUP_CONNECTIONS), dir);
-        advance(warm.total, WARMUP_CONNECTIONS);
+        advance(warm.total);
         await settle(service.base);
       }
       // the baseline is sent the stretch of the stream the service is about to be sent (it goes round it faster)
-      const base = s.baseline ? await load(spec(baselineBase, DURATION), dir) : undefined;
+      const base = s.baseline ? await load(spec(baseline!.base, DURATION), dir) : undefined;
       if (!resetPeakRss(service.child.pid!)) peakScope = 'process';
       const target = await load(spec(service.base, DURATION), dir);
       const rss = peakRssMb(service.child.pid!);
-      const repeatedShare = advance(target.total, CONNECTIONS);
+      const repeatedShare = advance(target.total);
       const settleSeconds = await settle(service.base);
       const run: RunRecord = {
         round,
@@ -609,7 +657,7 @@ async function benchDialect(dialect: Dialect) {
           `  RSS ${rss.toFixed(0)} MB` +
           (settleSeconds > 1 ? `  settled in ${settleSeconds.toFixed(1)} s` : '') +
           (eventsBefore !== undefined ? `  (${eventsBefore.toLocaleString('en-US')} events before)` : '') +
-          (repeatedShare ? `  (${Math.round(repeatedShare * 100)}% of the requests came round the stream again: raise --mix-capture)` : '') +
+          (repeatedShare ? `  (${Math.round(repeatedShare * 100)}% of the requests came round the stream again)` : '') +
           '\n',
       );
     };
@@ -619,6 +667,8 @@ async function benchDialect(dialect: Dialect) {
         for (const [i, s] of list.entries()) if (s.phase === phase) await runScenario(s, results[i], round);
       }
     }
+    // pages past the end of a short date window, mostly: the data decides, and the same data gives the same stream
+    if (mix) reportFailures(mix.failed, 'mixed stream');
     for (const r of results) r.summary = summarize(r.runs);
     const peakRss = Math.max(...[...services.values()].map((s) => peakRssMb(s.child.pid!)));
     return {
@@ -626,8 +676,9 @@ async function benchDialect(dialect: Dialect) {
       events: EVENTS,
       seedSeconds: seeded.seconds,
       captureSeconds,
-      capturedAnswers: captured.length,
-      captureFailures: failed,
+      capturedAnswers: fixed.captured.length + (mix?.captured.length ?? 0),
+      captureFailures: [...fixed.failed, ...(mix?.failed ?? [])],
+      mixedStream: mix ? { requests: mix.paths.length, distinctUrls: mix.captured.length, offsets: Object.fromEntries(streams) } : undefined,
       peakRssScope: peakScope,
       /** The largest lifetime peak among the service processes (whatever scenario raised it). */
       servicePeakRssMb: peakRss,
