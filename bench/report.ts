@@ -24,8 +24,10 @@ export interface RunRecord {
   ratio?: number;
   /** Peak RSS of the service's process(es) during this run (the peak was reset just before it). */
   peakRssMb: number;
-  /** Seconds the service needed after the run to finish what the load left in flight. */
+  /** Seconds the service needed after the run to finish what the load left in flight (or to be restarted). */
   settleSeconds: number;
+  /** The service was still busy with the run's leftovers after a while, and was restarted instead. */
+  restarted?: boolean;
   /** Events in the database when a write run started (writes make the database grow). */
   eventsBefore?: number;
   /** Mixed traffic: the share of this run's requests that came round the stream to URLs already sent. */
@@ -46,6 +48,7 @@ export interface ScenarioSummary {
   /** Set when a result cannot be right (a ratio above 1, errors): then it is not a result. */
   measurementError?: string;
   failed?: string;
+  noAnswer?: string;
 }
 
 export function spread(values: number[]): Spread {
@@ -77,10 +80,18 @@ export function summarize(runs: RunRecord[]): ScenarioSummary {
   if (repeated.length > 0) s.repeatedShare = Math.max(...repeated.map((r) => r.repeatedShare!));
   const counted = runs.filter((r) => r.service.cacheHits !== undefined && r.service.total > 0);
   if (counted.length > 0) s.cacheHitShare = spread(counted.map((r) => r.service.cacheHits! / r.service.total));
-  const broken = runs.filter((r) => r.service.ok === 0 || r.service.non2xx > 0 || (r.baseline !== undefined && (r.baseline.ok === 0 || r.baseline.non2xx > 0)));
+  // wrong answers or refused connections are failures; no answer at all within the run is a (slow) result
+  const wrong = (l: LoadResult) => l.non2xx > 0 || l.errors > 0;
+  const broken = runs.filter((r) => wrong(r.service) || (r.baseline !== undefined && (wrong(r.baseline) || r.baseline.ok === 0)));
   if (broken.length > 0) {
     const r = broken[0];
-    s.failed = `round ${r.round}: service ${r.service.ok} 2xx / ${r.service.non2xx} non-2xx` + (r.baseline ? `, baseline ${r.baseline.ok} 2xx / ${r.baseline.non2xx} non-2xx` : '');
+    s.failed =
+      `round ${r.round}: service ${r.service.ok} 2xx / ${r.service.non2xx} non-2xx / ${r.service.errors} errors` +
+      (r.baseline ? `, baseline ${r.baseline.ok} 2xx / ${r.baseline.non2xx} non-2xx / ${r.baseline.errors} errors` : '');
+  }
+  const silent = runs.filter((r) => r.service.total === 0);
+  if (silent.length > 0) {
+    s.noAnswer = `round ${silent.map((r) => r.round).join(', ')}: no answer came back within the run (each took longer than the run lasted, with the others queued before it)`;
   }
   return s;
 }
@@ -120,6 +131,7 @@ export function table(title: string, scenarios: PrintedScenario[]): string {
     for (const r of rows) {
       if (r.summary.measurementError) lines.push(`  !! MEASUREMENT ERROR, ${r.name}: ${r.summary.measurementError}`);
       if (r.summary.failed) lines.push(`  !! FAILED, ${r.name}: ${r.summary.failed}`);
+      if (r.summary.noAnswer) lines.push(`  note, ${r.name}: ${r.summary.noAnswer}`);
       if (r.summary.repeatedShare) {
         lines.push(`  note, ${r.name}: up to ${Math.round(r.summary.repeatedShare * 100)}% of a run's requests repeated URLs of the stream (more cache hits than fresh traffic would give); raise --mix-capture`);
       }

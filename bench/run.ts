@@ -6,9 +6,9 @@
  * in rounds, so that each scenario is measured `--rounds` times with the machine's drift spread over all of
  * them. Prints tables (median and min–max) and writes JSON to bench/measured/. See bench/README.md.
  *
- * Options: --events N (10000) --dialects sqlite,postgres --duration S (6) --warmup S (1) --rounds R (3)
+ * Options: --events N (10000) --dialects sqlite,postgres --duration S (6) --warmup S (1) --rounds R (3) --drain S (10)
  *          --connections C (64) --scenarios id,id (or parts of names) --seed N (42) --workers N (1)
- *          --mix-size N (most reads captured for the mixed stream: 200000)
+ *          --mix-size N (most reads captured for the mixed stream: 100000)
  *          --list --smoke (tiny and quick: CI runs it) --out FILE
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -56,6 +56,7 @@ const { values } = parseArgs({
     dialects: { type: 'string' },
     duration: { type: 'string' },
     warmup: { type: 'string' },
+    drain: { type: 'string' },
     rounds: { type: 'string' },
     connections: { type: 'string' },
     scenarios: { type: 'string' },
@@ -71,17 +72,22 @@ const smoke = values.smoke === true;
 const EVENTS = Number(values.events ?? (smoke ? 300 : 10_000));
 const DURATION = Number(values.duration ?? (smoke ? 1 : 6));
 const WARMUP = Number(values.warmup ?? (smoke ? 0 : 1));
+/** Longest wait for a service to finish a run's leftovers before it is restarted instead (see drain). */
+const DRAIN_MS = Number(values.drain ?? 10) * 1000;
 const ROUNDS = Number(values.rounds ?? (smoke ? 1 : 3));
 const CONNECTIONS = Number(values.connections ?? (smoke ? 8 : 64));
-const MIX_SIZE = Number(values['mix-size'] ?? (smoke ? 2_000 : 200_000));
-/** The warm-up wakes the code paths and the database's page cache up; it needs no full load (and no backlog). */
-const WARMUP_CONNECTIONS = Math.min(CONNECTIONS, 8);
+const MIX_SIZE = Number(values['mix-size'] ?? (smoke ? 2_000 : 100_000));
+/**
+ * The warm-up wakes the code paths and the database's page cache up; one connection does (thousands of cached
+ * answers a second) and leaves at most one request behind it (one slow uncached search, not 64).
+ */
+const WARMUP_CONNECTIONS = 1;
 const SEED = Number(values.seed);
 const WORKERS = values.workers!;
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/test';
 /** Long enough that autocannon never gives up on a slow answer and sends the request again. */
 const LOAD_TIMEOUT_S = 120;
-for (const [name, n] of Object.entries({ events: EVENTS, duration: DURATION, warmup: WARMUP, rounds: ROUNDS, connections: CONNECTIONS, 'mix-size': MIX_SIZE, seed: SEED })) {
+for (const [name, n] of Object.entries({ events: EVENTS, duration: DURATION, warmup: WARMUP, rounds: ROUNDS, connections: CONNECTIONS, 'mix-size': MIX_SIZE, seed: SEED, drain: DRAIN_MS })) {
   if (!Number.isFinite(n) || n < 0 || (name !== 'warmup' && n === 0)) throw new Error(`--${name}: not a usable number`);
 }
 
@@ -222,26 +228,41 @@ async function load(spec: LoadSpec, dir: string): Promise<LoadResult> {
 }
 
 /**
- * Waits until the service has finished what a run left in flight: the load generator stops at the deadline
- * and drops its connections, but up to one request per connection may still be running (seconds of work when
- * each takes hundreds of milliseconds). The next measurement must not share the machine with it.
+ * Waits until the service is idle: `/healthz` answered within 20 ms three times in a row. Answers the seconds
+ * it took, or undefined if the service was still busy after `maxMs`.
  */
-async function settle(base: string, maxMs = 900_000): Promise<number> {
+async function settle(base: string, maxMs: number): Promise<number | undefined> {
   const started = Date.now();
   let calm = 0;
   while (Date.now() - started < maxMs) {
     const t0 = performance.now();
     try {
-      await (await fetch(`${base}/healthz`)).arrayBuffer();
+      await (await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(Math.max(100, maxMs - (Date.now() - started))) })).arrayBuffer();
     } catch {
-      // not answering counts as busy
+      // not answering (in time) counts as busy
       await sleep(100);
     }
     calm = performance.now() - t0 < 20 ? calm + 1 : 0;
     if (calm >= 3) return (Date.now() - started) / 1000;
     await sleep(50);
   }
-  throw new Error(`${base} stayed busy for ${maxMs / 1000} s after a run`);
+  return undefined;
+}
+
+
+/**
+ * After a run: the load generator stops at the deadline and drops its connections, but the service still
+ * finishes the up to one request per connection it had started — at a million events, 64 uncached location
+ * searches are minutes of work. The next measurement must not share the machine with that. A service that is
+ * not idle within DRAIN_MS is killed and started again (every scenario begins with a warm-up); on PostgreSQL
+ * its queries still running are ended too.
+ */
+async function drain(service: Service): Promise<{ seconds: number; restarted: boolean }> {
+  const started = Date.now();
+  if ((await settle(service.base, DRAIN_MS)) !== undefined) return { seconds: (Date.now() - started) / 1000, restarted: false };
+  await restartService(service);
+  if ((await settle(service.base, 120_000)) === undefined) throw new Error(`${service.kind} service still busy after a restart`);
+  return { seconds: (Date.now() - started) / 1000, restarted: true };
 }
 
 const processTree = (pid: number): number[] => {
@@ -293,6 +314,33 @@ interface Service {
   kind: ServiceKind;
   child: ChildProcess;
   base: string;
+  databaseUrl: string;
+}
+
+/** Tags a PostgreSQL URL with the name the service's connections show in pg_stat_activity. */
+function applicationName(databaseUrl: string, kind: ServiceKind): string {
+  if (!databaseUrl.startsWith('postgres')) return databaseUrl;
+  const url = new URL(databaseUrl);
+  url.searchParams.set('application_name', `calendar-bench-${process.pid}-${kind}`);
+  return url.toString();
+}
+
+async function restartService(service: Service): Promise<void> {
+  const exited = new Promise((resolve) => service.child.once('exit', resolve));
+  // SIGKILL: a graceful stop would wait for the very requests it is meant to drop (both databases are safe)
+  service.child.kill('SIGKILL');
+  await exited;
+  children.delete(service.child);
+  if (service.databaseUrl.startsWith('postgres')) {
+    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    await client.connect();
+    try {
+      await client.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [`calendar-bench-${process.pid}-${service.kind}`]);
+    } finally {
+      await client.end();
+    }
+  }
+  Object.assign(service, await startService(service.kind, service.databaseUrl));
 }
 
 async function startService(kind: ServiceKind, databaseUrl: string): Promise<Service> {
@@ -305,7 +353,7 @@ async function startService(kind: ServiceKind, databaseUrl: string): Promise<Ser
   const child = spawn(process.execPath, [BIN, 'serve'], {
     env: {
       ...env,
-      DATABASE_URL: databaseUrl,
+      DATABASE_URL: applicationName(databaseUrl, kind),
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
@@ -320,7 +368,7 @@ async function startService(kind: ServiceKind, databaseUrl: string): Promise<Ser
   children.add(child);
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/healthz`);
-  return { kind, child, base };
+  return { kind, child, base, databaseUrl };
 }
 
 // ---- capture ----------------------------------------------------------------------------------------------
@@ -331,6 +379,8 @@ const UNREPLAYED = new Set(['date', 'connection', 'keep-alive', 'transfer-encodi
 interface Captured {
   key: string;
   status: number;
+  /** How long the uncached service took to answer it (with CAPTURE_CONCURRENCY requests at a time). */
+  ms: number;
   headers: Record<string, string>;
   body: Buffer;
 }
@@ -340,18 +390,23 @@ async function fetchOne(service: Service, r: RequestSpec): Promise<Captured | { 
   const headers: Record<string, string> = {};
   if (r.auth) headers.authorization = AUTHORIZATION;
   if (r.body) headers['content-type'] = 'application/json';
+  const t0 = performance.now();
   const res = await fetch(`${service.base}${r.path}`, { method: r.method, headers, body: r.body ? createBody(r.body, 0, `capture-${process.pid}`) : undefined });
   const body = Buffer.from(await res.arrayBuffer());
+  const ms = performance.now() - t0;
   if (res.status >= 300) return { key, status: res.status };
   const kept: Record<string, string> = {};
   res.headers.forEach((value, name) => {
     if (!UNREPLAYED.has(name)) kept[name] = value;
   });
-  return { key, status: res.status, headers: kept, body };
+  return { key, status: res.status, ms, headers: kept, body };
 }
 
-/** Several requests at a time: the service is single-threaded on SQLite, not on PostgreSQL. */
-const CAPTURE_CONCURRENCY = 8;
+/**
+ * One request at a time: on SQLite the service answers one at a time anyway, and alone each answer's time is
+ * its own cost (the JSON keeps it, per kind of URL, for the mixed stream). PostgreSQL works on several at once.
+ */
+let CAPTURE_CONCURRENCY = 1;
 
 /**
  * Asks the service (the one without a response cache, so the capture neither warms nor teaches the cache of
@@ -425,6 +480,34 @@ class MixStream {
     const seconds = (Date.now() - started) / 1000;
     if (this.paths.length > before && seconds > 0.2) this.rate = (this.paths.length - before) / seconds;
   }
+}
+
+/** The kinds of URL of the mixed stream (see mixedReads), to tell which cost what uncached. */
+const URL_KINDS: [string, RegExp][] = [
+  ['front page', /\/events$/],
+  ['later page', /\/events\?page=/],
+  ['page size', /\/events\?per_page=/],
+  ['date window', /\/events\?start_date=/],
+  ['category', /\/events\?categories=/],
+  ['search', /\/events\?search=/],
+  ['single event', /\/events\/\d+$/],
+  ['venue search or page', /\/venues\?/],
+  ['single venue', /\/venues\/\d+$/],
+  ['events at a venue', /\/events\?venue=/],
+];
+
+function costByKind(captured: Captured[]) {
+  const byKind = new Map<string, number[]>();
+  for (const c of captured) {
+    const url = c.key.replace(/^GET /, '');
+    const kind = URL_KINDS.find(([, re]) => re.test(url))?.[0] ?? 'other';
+    byKind.set(kind, [...(byKind.get(kind) ?? []), c.ms]);
+  }
+  return [...byKind].map(([kind, ms]) => {
+    ms.sort((a, b) => a - b);
+    const at = (q: number) => Number(ms[Math.min(ms.length - 1, Math.floor(q * ms.length))].toFixed(1));
+    return { kind, urls: ms.length, medianMs: at(0.5), p90Ms: at(0.9), maxMs: at(1) };
+  });
 }
 
 function writeManifest(file: string, captured: Captured[]): void {
@@ -521,13 +604,14 @@ async function benchDialect(dialect: Dialect) {
     if (streamed.some((s) => s.requests.some((r) => r.method === 'POST')) || selected.some((s) => s.id === 'mixed.writes')) {
       toCapture.push({ method: 'POST', path: EVENTS_PATH, auth: true, body: 'realistic' });
     }
+    CAPTURE_CONCURRENCY = dialect === 'sqlite' ? 1 : 4;
     const fixed = await capture(nocache, toCapture);
     const mix =
       streamed.length > 0
         ? new MixStream(nocache, mixedReads({ seed: SEED, eventIds: ids.eventIds, venueIds: ids.venueIds, categories: 50, today: Math.floor(startedAt.getTime() / 86_400_000) * 86_400_000 }))
         : undefined;
     // a first stretch, which also tells how fast the service answers the stream uncached
-    await mix?.extendTo(smoke ? 100 : 500);
+    await mix?.extendTo(smoke ? 100 : 200);
     const captureSeconds = (Date.now() - captureStarted) / 1000;
     const reportFailures = (failed: { key: string; status: number }[], what: string) => {
       if (failed.length === 0) return;
@@ -586,7 +670,7 @@ async function benchDialect(dialect: Dialect) {
         streams.set(s.id, st);
       }
       // a first guess from the capture's pace (hits make the cached service faster than that), then what runs sent
-      const perRun = st.mostSent > 0 ? st.mostSent * 1.5 : mix!.rate * (DURATION + WARMUP) * 3;
+      const perRun = st.mostSent > 0 ? st.mostSent * 1.5 : mix!.rate * (DURATION + WARMUP) * 2;
       const needed = st.offset + st.cursor + Math.ceil(perRun) + 2 * CONNECTIONS;
       if (mix!.paths.length < needed && mix!.paths.length < MIX_SIZE) {
         const t0 = Date.now();
@@ -629,7 +713,7 @@ async function benchDialect(dialect: Dialect) {
       if (WARMUP > 0) {
         const warm = await load(spec(service.base, WARMUP, WARMUP_CONNECTIONS), dir);
         advance(warm.total);
-        await settle(service.base);
+        await drain(service);
       }
       // the baseline is sent the stretch of the stream the service is about to be sent (it goes round it faster)
       const base = s.baseline ? await load(spec(baseline!.base, DURATION), dir) : undefined;
@@ -637,13 +721,14 @@ async function benchDialect(dialect: Dialect) {
       const target = await load(spec(service.base, DURATION), dir);
       const rss = peakRssMb(service.child.pid!);
       const repeatedShare = advance(target.total);
-      const settleSeconds = await settle(service.base);
+      const { seconds: settleSeconds, restarted } = await drain(service);
       const run: RunRecord = {
         round,
         service: target,
         ...(base ? { baseline: base, ratio: target.requestsPerSec / base.requestsPerSec } : {}),
         peakRssMb: rss,
         settleSeconds,
+        ...(restarted ? { restarted } : {}),
         ...(eventsBefore !== undefined ? { eventsBefore } : {}),
         ...(repeatedShare !== undefined ? { repeatedShare } : {}),
       };
@@ -655,7 +740,7 @@ async function benchDialect(dialect: Dialect) {
           (target.cacheHits !== undefined && target.total > 0 ? `  cache hits ${Math.round((100 * target.cacheHits) / target.total)}%` : '') +
           (target.non2xx + target.errors + target.timeouts > 0 ? `  (non-2xx ${target.non2xx}, errors ${target.errors}, timeouts ${target.timeouts})` : '') +
           `  RSS ${rss.toFixed(0)} MB` +
-          (settleSeconds > 1 ? `  settled in ${settleSeconds.toFixed(1)} s` : '') +
+          (restarted ? `  (still busy after ${DRAIN_MS / 1000} s: restarted)` : settleSeconds > 1 ? `  settled in ${settleSeconds.toFixed(1)} s` : '') +
           (eventsBefore !== undefined ? `  (${eventsBefore.toLocaleString('en-US')} events before)` : '') +
           (repeatedShare ? `  (${Math.round(repeatedShare * 100)}% of the requests came round the stream again)` : '') +
           '\n',
@@ -669,6 +754,11 @@ async function benchDialect(dialect: Dialect) {
     }
     // pages past the end of a short date window, mostly: the data decides, and the same data gives the same stream
     if (mix) reportFailures(mix.failed, 'mixed stream');
+    const mixCost = mix ? costByKind(mix.captured) : [];
+    if (mix) {
+      process.stdout.write(`[${dialect}] uncached cost of the mixed stream's URLs, as captured ${CAPTURE_CONCURRENCY} at a time (ms):\n`);
+      for (const k of mixCost) process.stdout.write(`    ${k.kind.padEnd(22)} ${String(k.urls).padStart(6)} URLs  median ${k.medianMs}  p90 ${k.p90Ms}  max ${k.maxMs}\n`);
+    }
     for (const r of results) r.summary = summarize(r.runs);
     const peakRss = Math.max(...[...services.values()].map((s) => peakRssMb(s.child.pid!)));
     return {
@@ -678,7 +768,9 @@ async function benchDialect(dialect: Dialect) {
       captureSeconds,
       capturedAnswers: fixed.captured.length + (mix?.captured.length ?? 0),
       captureFailures: [...fixed.failed, ...(mix?.failed ?? [])],
-      mixedStream: mix ? { requests: mix.paths.length, distinctUrls: mix.captured.length, offsets: Object.fromEntries(streams) } : undefined,
+      mixedStream: mix
+        ? { requests: mix.paths.length, distinctUrls: mix.captured.length, offsets: Object.fromEntries(streams), captureConcurrency: CAPTURE_CONCURRENCY, uncachedCostByKind: mixCost }
+        : undefined,
       peakRssScope: peakScope,
       /** The largest lifetime peak among the service processes (whatever scenario raised it). */
       servicePeakRssMb: peakRss,
@@ -720,11 +812,13 @@ if (values.list) {
 }
 
 {
-  const perDialect = scenarios('sqlite', { publishedEventId: 1, eventIds: [1], venueIds: [1] }, []);
-  const runs = perDialect.reduce((n, s) => n + ROUNDS * ((s.baseline ? 2 : 1) * DURATION + WARMUP + 2), 0);
+  // the README's rule of thumb (How long it takes): per round, ~3 s beside the loads of a read, ~2 s of a write
+  const seconds = dialects
+    .flatMap((d) => scenarios(d, { publishedEventId: 1, eventIds: [1], venueIds: [1] }, []))
+    .reduce((n, s) => n + ROUNDS * (s.baseline ? 2 * DURATION + WARMUP + 3 : DURATION + WARMUP + 2), 0);
   process.stdout.write(
-    `${EVENTS.toLocaleString('en-US')} events, ${dialects.join(' + ')}, ${perDialect.length} scenarios × ${ROUNDS} rounds, ${DURATION} s per load (+${WARMUP} s warm-up): ` +
-      `about ${Math.ceil((runs * dialects.length) / 60)} min of load, plus seeding, capture and draining\n`,
+    `${EVENTS.toLocaleString('en-US')} events, ${dialects.join(' + ')}, ${ROUNDS} round(s), ${DURATION} s per load (+${WARMUP} s warm-up): ` +
+      `about ${seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`} of runs, plus seeding, capture and draining\n`,
   );
 }
 
@@ -747,7 +841,7 @@ const machine = {
   loadAverageBefore: loadBefore,
   loadAverageAfter: loadavg(),
 };
-const options = { events: EVENTS, dialects, duration: DURATION, warmup: WARMUP, rounds: ROUNDS, connections: CONNECTIONS, mixSize: MIX_SIZE, seed: SEED, workers: WORKERS, smoke, scenarios: values.scenarios ?? null };
+const options = { events: EVENTS, dialects, duration: DURATION, warmup: WARMUP, drainSeconds: DRAIN_MS / 1000, rounds: ROUNDS, connections: CONNECTIONS, mixSize: MIX_SIZE, seed: SEED, workers: WORKERS, smoke, scenarios: values.scenarios ?? null };
 
 process.stdout.write(
   `\n${EVENTS.toLocaleString('en-US')} events, ${CONNECTIONS} connections, ${ROUNDS} round(s) of ${DURATION} s, ${WORKERS} worker(s); ${machine.cores} cores (${machine.cpu}), node ${machine.node}; ` +
