@@ -97,6 +97,8 @@ export function summarize(runs: RunRecord[]): ScenarioSummary {
 }
 
 const num = (n: number) => (n >= 100 || Number.isInteger(n) ? Math.round(n).toLocaleString('en-US') : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+/** Ratios: three decimals below 0.1, where two would print an uncached 0.004 as 0.00. */
+export const fmtRatio = (n: number) => n.toFixed(n < 0.1 ? 3 : 2);
 const fmtSpread = (s: Spread | undefined, f: (n: number) => string = num) =>
   s === undefined ? '—' : s.min === s.max ? f(s.median) : `${f(s.median)} [${f(s.min)}–${f(s.max)}]`;
 
@@ -120,7 +122,7 @@ export function table(title: string, scenarios: PrintedScenario[]): string {
       fmtSpread(r.summary.reqPerSec),
       fmtSpread(r.summary.p50),
       fmtSpread(r.summary.p99),
-      r.summary.ratio ? `${fmtSpread(r.summary.ratio, (n) => n.toFixed(2))}${r.summary.measurementError ? ' !ERROR' : ''}` : '—',
+      r.summary.ratio ? `${fmtSpread(r.summary.ratio, fmtRatio)}${r.summary.measurementError ? ' !ERROR' : ''}` : '—',
       r.summary.cacheHitShare ? fmtSpread(r.summary.cacheHitShare, (n) => `${Math.round(n * 100)}%`) : '',
       Math.round(r.summary.peakRssMb).toString(),
     ]);

@@ -26,7 +26,7 @@ import { SqliteDialect } from '../src/storage/dialects/sqlite.dialect.js';
 import { Storage } from '../src/storage/storage.js';
 import { freePort } from '../test/helpers/server.js';
 import type { LoadResult, LoadSpec } from './load.js';
-import { summarize, table, type RunRecord, type ScenarioSummary, type Section } from './report.js';
+import { fmtRatio, summarize, table, type RunRecord, type ScenarioSummary, type Section } from './report.js';
 import { seed } from './seed.js';
 import {
   baselineKey,
@@ -736,7 +736,7 @@ async function benchDialect(dialect: Dialect) {
       const f = (n: number) => (n >= 100 ? Math.round(n) : Number(n.toFixed(2))).toLocaleString('en-US');
       process.stdout.write(
         `[${dialect} r${round}] ${`${s.id}`.padEnd(22)} ${f(target.requestsPerSec).padStart(8)} ${s.phase === 'write' && !s.baseline ? 'writes/s' : 'req/s'}  p50 ${f(target.p50)} ms  p99 ${f(target.p99)} ms` +
-          (base ? `  baseline ${f(base.requestsPerSec)} req/s  ratio ${run.ratio!.toFixed(2)}${run.ratio! > 1 ? ' (ABOVE 1: measurement error)' : ''}` : '') +
+          (base ? `  baseline ${f(base.requestsPerSec)} req/s  ratio ${fmtRatio(run.ratio!)}${run.ratio! > 1 ? ' (ABOVE 1: measurement error)' : ''}` : '') +
           (target.cacheHits !== undefined && target.total > 0 ? `  cache hits ${Math.round((100 * target.cacheHits) / target.total)}%` : '') +
           (target.non2xx + target.errors + target.timeouts > 0 ? `  (non-2xx ${target.non2xx}, errors ${target.errors}, timeouts ${target.timeouts})` : '') +
           `  RSS ${rss.toFixed(0)} MB` +
