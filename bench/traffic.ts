@@ -52,11 +52,17 @@ export function zipf(random: () => number, n: number): () => number {
   };
 }
 
-/** `count` values of `from`, drawn with replacement (deterministic for a seed). */
+/** `count` distinct values of `from` (all of them if it has fewer), in a seeded random order. */
 export function sample<T>(from: readonly T[], count: number, seed: number): T[] {
-  if (from.length === 0) return [];
   const random = rng(seed);
-  return Array.from({ length: count }, () => from[Math.floor(random() * from.length)]);
+  const pool = [...from];
+  const n = Math.min(count, pool.length);
+  // the first n steps of a Fisher–Yates shuffle
+  for (let i = 0; i < n; i++) {
+    const j = i + Math.floor(random() * (pool.length - i));
+    [pool[i], pool[j]] = [pool[j], pool[i]];
+  }
+  return pool.slice(0, n);
 }
 
 /** The words the seeder puts in titles and venue names (bench/seed.ts): searches for them find something. */
