@@ -11,7 +11,7 @@ describe('loadConfig', () => {
     assert.equal(c.port, 8080);
     assert.equal(c.host, '127.0.0.1');
     assert.equal(c.publicUrl, 'http://localhost:8080');
-    assert.deepEqual(c.database, { dialect: 'sqlite', path: './data/calendar.db' });
+    assert.deepEqual(c.database, { dialect: 'sqlite', path: './data/calendar.db', synchronous: 'NORMAL' });
     assert.equal(c.siteTimezone, 'UTC');
     assert.equal(c.logLevel, 'info');
     assert.equal(c.bodyLimit, 1048576);
@@ -62,8 +62,20 @@ describe('loadConfig', () => {
   });
 
   it('takes sqlite: paths', () => {
-    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db' }).database, { dialect: 'sqlite', path: '/tmp/x.db' });
-    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).database, { dialect: 'sqlite', path: ':memory:' });
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db' }).database, { dialect: 'sqlite', path: '/tmp/x.db', synchronous: 'NORMAL' });
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).database, { dialect: 'sqlite', path: ':memory:', synchronous: 'NORMAL' });
+  });
+
+  it('takes SQLITE_SYNCHRONOUS (NORMAL or FULL, any case) for SQLite, and checks it whatever the database', () => {
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db', SQLITE_SYNCHRONOUS: 'FULL' }).database, {
+      dialect: 'sqlite',
+      path: '/tmp/x.db',
+      synchronous: 'FULL',
+    });
+    assert.equal((loadConfig({ SQLITE_SYNCHRONOUS: ' full ' }).database as { synchronous: string }).synchronous, 'FULL');
+    assert.equal((loadConfig({ SQLITE_SYNCHRONOUS: 'normal' }).database as { synchronous: string }).synchronous, 'NORMAL');
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'postgres://u@db/cal', SQLITE_SYNCHRONOUS: 'FULL' }).database, { dialect: 'postgres', url: 'postgres://u@db/cal' });
+    assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://u@db/cal', SQLITE_SYNCHRONOUS: 'fast' }), /^ConfigError: SQLITE_SYNCHRONOUS: must be NORMAL or FULL/);
   });
 
   it('reads RATE_LIMIT and the Redis that counts it for every process', () => {
@@ -114,6 +126,9 @@ describe('loadConfig', () => {
       { REDIS_URL: 'redis://host:6379/0?keyPrefix=x' },
       { REDIS_PREFIX: 'has space' },
       { REDIS_PREFIX: 'x'.repeat(101) },
+      { SQLITE_SYNCHRONOUS: 'OFF' },
+      { SQLITE_SYNCHRONOUS: 'EXTRA' },
+      { SQLITE_SYNCHRONOUS: '1' },
     ];
     for (const env of bad) {
       assert.throws(

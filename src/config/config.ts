@@ -45,8 +45,16 @@ export interface Config {
   readonly tls: { readonly certPath: string; readonly keyPath: string } | undefined;
 }
 
+/**
+ * SQLite's `synchronous` setting in WAL mode. NORMAL syncs the WAL at checkpoints only: a power loss may lose
+ * the last commits but never corrupts the file. FULL syncs the WAL at every commit: a commit that was answered
+ * survives a power loss, at the cost of one fsync per commit (per group of commits, with group commit).
+ */
+export type SqliteSynchronous = 'NORMAL' | 'FULL';
+
 export type DatabaseConfig =
-  | { readonly dialect: 'sqlite'; readonly path: string }
+  // `synchronous` is optional for callers that open a database themselves (tests, tools): NORMAL when absent
+  | { readonly dialect: 'sqlite'; readonly path: string; readonly synchronous?: SqliteSynchronous }
   | { readonly dialect: 'postgres'; readonly url: string; readonly schema?: string };
 
 export class ConfigError extends Error {
@@ -79,6 +87,12 @@ export const VARIABLES: readonly VariableDoc[] = [
     name: 'DATABASE_URL',
     default: 'SQLite file `./data/calendar.db`',
     description: '`sqlite:PATH` (or `sqlite::memory:`) for SQLite, `postgres://user@host:port/db` for PostgreSQL.',
+  },
+  {
+    name: 'SQLITE_SYNCHRONOUS',
+    default: 'NORMAL',
+    description:
+      'SQLite only: `NORMAL` (a power loss may lose the last commits, never the file) or `FULL` (every answered write survives a power loss; an fsync per commit).',
   },
   { name: 'ADMIN_LOGIN', default: '(none)', description: 'On an empty database: login of the first administrator.' },
   {
@@ -182,12 +196,22 @@ function parseRedisUrl(raw: string): string {
   return raw;
 }
 
-function parseDatabase(raw: string | undefined): DatabaseConfig {
-  if (raw === undefined) return { dialect: 'sqlite', path: './data/calendar.db' };
+const SYNCHRONOUS: readonly SqliteSynchronous[] = ['NORMAL', 'FULL'];
+
+function parseSynchronous(raw: string | undefined): SqliteSynchronous {
+  if (raw === undefined) return 'NORMAL';
+  const upper = raw.toUpperCase() as SqliteSynchronous;
+  // OFF and EXTRA exist in SQLite; OFF can corrupt the file on a power loss, EXTRA adds nothing in WAL mode
+  if (!SYNCHRONOUS.includes(upper)) throw new ConfigError('SQLITE_SYNCHRONOUS', `must be NORMAL or FULL, got "${raw}"`);
+  return upper;
+}
+
+function parseDatabase(raw: string | undefined, synchronous: SqliteSynchronous): DatabaseConfig {
+  if (raw === undefined) return { dialect: 'sqlite', path: './data/calendar.db', synchronous };
   if (raw.startsWith('sqlite:')) {
     const path = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (path === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/calendar.db');
-    return { dialect: 'sqlite', path };
+    return { dialect: 'sqlite', path, synchronous };
   }
   if (/^postgres(ql)?:\/\//.test(raw)) {
     try {
@@ -239,7 +263,8 @@ export function loadConfig(env: Env): Config {
   }
   publicUrl = publicUrl.replace(/\/+$/, '');
 
-  const database = parseDatabase(value(env, 'DATABASE_URL'));
+  // validated whatever the database, so that a typo does not wait for the switch to SQLite to show
+  const database = parseDatabase(value(env, 'DATABASE_URL'), parseSynchronous(value(env, 'SQLITE_SYNCHRONOUS')));
 
   const adminLogin = value(env, 'ADMIN_LOGIN');
   const adminPassword = value(env, 'ADMIN_PASSWORD');

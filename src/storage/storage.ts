@@ -93,7 +93,7 @@ export class Storage {
 
 /** Opens the configured database (it is not migrated yet: call `migrate()`). */
 export async function openStorage(config: DatabaseConfig, options: { poolSize?: number } = {}): Promise<Storage> {
-  if (config.dialect === 'sqlite') return new Storage(new SqliteDialect({ path: config.path }));
+  if (config.dialect === 'sqlite') return new Storage(new SqliteDialect({ path: config.path, synchronous: config.synchronous }));
   const dialect = new PostgresDialect({ url: config.url, schema: config.schema, max: options.poolSize });
   await dialect.prepare();
   return new Storage(dialect);

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, type LogEvent, SqliteDialect as KyselySqlite, sql, type ColumnDefinitionBuilder, type Expression } from 'kysely';
+import type { SqliteSynchronous } from '../../config/config.js';
 import type { Database } from '../database.js';
 import { CREDENTIAL_TABLES, CREDENTIALS_VERSION_ID, DATA_VERSION_ID, DATA_VERSION_QUERY, readVersions, StorageError, type Dialect, type Versions } from './dialect.js';
 
@@ -10,6 +11,8 @@ export interface SqliteOptions {
   path: string;
   /** Called with every query's SQL (tests count queries with it). */
   onQuery?: (sql: string, ms: number) => void;
+  /** `synchronous` in WAL mode (see SqliteSynchronous); NORMAL when absent. */
+  synchronous?: SqliteSynchronous;
 }
 
 export function openSqlite(options: SqliteOptions): SqliteDialect {
@@ -64,13 +67,15 @@ export class SqliteDialect implements Dialect {
   readonly lowerFunction = 'ulower';
   readonly db: Kysely<Database>;
   readonly raw: SqliteDatabase.Database;
+  private readonly synchronous: SqliteSynchronous;
 
   constructor(options: SqliteOptions) {
+    this.synchronous = options.synchronous ?? 'NORMAL';
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
     this.raw = new SqliteDatabase(options.path);
     this.raw.pragma('journal_mode = WAL');
     this.raw.pragma('busy_timeout = 10000');
-    this.raw.pragma('synchronous = NORMAL');
+    this.raw.pragma(`synchronous = ${this.synchronous}`);
     this.raw.pragma('foreign_keys = ON');
     // savepoints (see writeTransaction) keep their undo pages here; on disk they made every insert slower
     this.raw.pragma('temp_store = MEMORY');
@@ -268,7 +273,7 @@ export class SqliteDialect implements Dialect {
     for (const statement of this.droppedIndexes) this.raw.exec(statement);
     this.droppedIndexes = [];
     this.raw.pragma('cache_size = -2000');
-    this.raw.pragma('synchronous = NORMAL');
+    this.raw.pragma(`synchronous = ${this.synchronous}`);
     this.raw.pragma('journal_mode = WAL');
   }
 
