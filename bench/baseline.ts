@@ -7,8 +7,8 @@
  * Usage: WORKERS=n node dist/bench/baseline.js PORT MANIFEST_FILE   (see Manifest in traffic.ts; bodies in MANIFEST_FILE.body)
  */
 import cluster from 'node:cluster';
-import { createServer, type OutgoingHttpHeaders } from 'node:http';
 import { readFileSync } from 'node:fs';
+import { createServer, type OutgoingHttpHeaders } from 'node:http';
 import { baselineKey, type Manifest } from './traffic.js';
 
 const [port, file] = process.argv.slice(2);

@@ -79,6 +79,8 @@ if (inspector) {
   const { profile: data } = await post('Profiler.stop');
   (await import('node:fs')).writeFileSync(profile!, JSON.stringify(data));
 }
-console.log(`POST /events: ${us.toFixed(0)} µs per create in-process (CPU ${cpuUs.toFixed(0)} µs), ${concurrency} at a time (${Math.round(1e6 / us)} creates/s on one core)`);
+console.log(
+  `POST /events: ${us.toFixed(0)} µs per create in-process (CPU ${cpuUs.toFixed(0)} µs), ${concurrency} at a time (${Math.round(1e6 / us)} creates/s on one core)`,
+);
 await app.close();
 rmSync(dir, { recursive: true, force: true });

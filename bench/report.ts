@@ -116,7 +116,15 @@ export function table(title: string, scenarios: PrintedScenario[]): string {
     const rows = scenarios.filter((s) => s.section === section);
     if (rows.length === 0) continue;
     lines.push('', `${title} — ${SECTION_TITLES[section]}`);
-    const head = ['scenario', section === 'writes' ? 'writes/s median [min–max]' : 'req/s median [min–max]', 'p50 ms', 'p99 ms', 'ratio to own baseline', 'cache hits', 'peak RSS MB'];
+    const head = [
+      'scenario',
+      section === 'writes' ? 'writes/s median [min–max]' : 'req/s median [min–max]',
+      'p50 ms',
+      'p99 ms',
+      'ratio to own baseline',
+      'cache hits',
+      'peak RSS MB',
+    ];
     const body = rows.map((r) => [
       r.note ? `${r.name} (${r.note})` : r.name,
       fmtSpread(r.summary.reqPerSec),
@@ -135,7 +143,9 @@ export function table(title: string, scenarios: PrintedScenario[]): string {
       if (r.summary.failed) lines.push(`  !! FAILED, ${r.name}: ${r.summary.failed}`);
       if (r.summary.noAnswer) lines.push(`  note, ${r.name}: ${r.summary.noAnswer}`);
       if (r.summary.repeatedShare) {
-        lines.push(`  note, ${r.name}: up to ${Math.round(r.summary.repeatedShare * 100)}% of a run's requests repeated URLs of the stream (more cache hits than fresh traffic would give); raise --mix-capture`);
+        lines.push(
+          `  note, ${r.name}: up to ${Math.round(r.summary.repeatedShare * 100)}% of a run's requests repeated URLs of the stream (more cache hits than fresh traffic would give); raise --mix-capture`,
+        );
       }
     }
   }

@@ -11,7 +11,7 @@
  *          --mix-size N (most reads captured for the mixed stream: 100000)
  *          --list --smoke (tiny and quick: CI runs it) --out FILE
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +26,7 @@ import { SqliteDialect } from '../src/storage/dialects/sqlite.dialect.js';
 import { Storage } from '../src/storage/storage.js';
 import { freePort } from '../test/helpers/server.js';
 import type { LoadResult, LoadSpec } from './load.js';
-import { fmtRatio, summarize, table, type RunRecord, type ScenarioSummary, type Section } from './report.js';
+import { fmtRatio, type RunRecord, type ScenarioSummary, type Section, summarize, table } from './report.js';
 import { seed } from './seed.js';
 import {
   baselineKey,
@@ -34,11 +34,11 @@ import {
   EVENTS_PATH,
   FILTERED_PATH,
   GEOLOCATION_PATH,
+  type Manifest,
   mixedReads,
   NS,
-  sample,
-  type Manifest,
   type RequestSpec,
+  sample,
   withWrites,
 } from './traffic.js';
 
@@ -87,7 +87,16 @@ const WORKERS = values.workers!;
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/test';
 /** Long enough that autocannon never gives up on a slow answer and sends the request again. */
 const LOAD_TIMEOUT_S = 120;
-for (const [name, n] of Object.entries({ events: EVENTS, duration: DURATION, warmup: WARMUP, rounds: ROUNDS, connections: CONNECTIONS, 'mix-size': MIX_SIZE, seed: SEED, drain: DRAIN_MS })) {
+for (const [name, n] of Object.entries({
+  events: EVENTS,
+  duration: DURATION,
+  warmup: WARMUP,
+  rounds: ROUNDS,
+  connections: CONNECTIONS,
+  'mix-size': MIX_SIZE,
+  seed: SEED,
+  drain: DRAIN_MS,
+})) {
   if (!Number.isFinite(n) || n < 0 || (name !== 'warmup' && n === 0)) throw new Error(`--${name}: not a usable number`);
 }
 
@@ -128,16 +137,58 @@ function scenarios(dialect: Dialect, ids: Ids): Scenario[] {
   const read = { phase: 'read' as const, baseline: true };
   const all: Scenario[] = [
     { ...read, id: 'cache.list', section: 'cache', service: 'normal', name: 'GET /events (default)', requests: get(EVENTS_PATH) },
-    { ...read, id: 'cache.per-page-50', section: 'cache', service: 'normal', name: 'GET /events?per_page=50', requests: get(`${EVENTS_PATH}?per_page=50`) },
-    { ...read, id: 'cache.filtered', section: 'cache', service: 'normal', name: 'GET /events filtered (category+search+dates)', requests: get(FILTERED_PATH) },
-    { ...read, id: 'cache.geolocation', section: 'cache', service: 'normal', name: 'GET /events geolocation (50 km)', requests: get(GEOLOCATION_PATH) },
+    {
+      ...read,
+      id: 'cache.per-page-50',
+      section: 'cache',
+      service: 'normal',
+      name: 'GET /events?per_page=50',
+      requests: get(`${EVENTS_PATH}?per_page=50`),
+    },
+    {
+      ...read,
+      id: 'cache.filtered',
+      section: 'cache',
+      service: 'normal',
+      name: 'GET /events filtered (category+search+dates)',
+      requests: get(FILTERED_PATH),
+    },
+    {
+      ...read,
+      id: 'cache.geolocation',
+      section: 'cache',
+      service: 'normal',
+      name: 'GET /events geolocation (50 km)',
+      requests: get(GEOLOCATION_PATH),
+    },
     { ...read, id: 'cache.single', section: 'cache', service: 'normal', name: 'GET /events/<id>', requests: get(single) },
-    { ...read, id: 'cache.venues-search', section: 'cache', service: 'normal', name: 'GET /venues?search=hall', requests: get(`${NS}/venues?search=hall`) },
+    {
+      ...read,
+      id: 'cache.venues-search',
+      section: 'cache',
+      service: 'normal',
+      name: 'GET /venues?search=hall',
+      requests: get(`${NS}/venues?search=hall`),
+    },
     { ...read, id: 'cache.list-auth', section: 'cache', service: 'normal', name: 'GET /events with Basic auth', requests: get(EVENTS_PATH, true) },
     { ...read, id: 'uncached.list', section: 'uncached', service: 'nocache', name: 'GET /events (default)', requests: get(EVENTS_PATH) },
     { ...read, id: 'uncached.single', section: 'uncached', service: 'nocache', name: `GET /events/<id>, ${singles.length} ids`, requests: singles },
-    { ...read, id: 'uncached.filtered', section: 'uncached', service: 'nocache', name: 'GET /events filtered (category+search+dates)', requests: get(FILTERED_PATH) },
-    { ...read, id: 'uncached.geolocation', section: 'uncached', service: 'nocache', name: 'GET /events geolocation (50 km)', requests: get(GEOLOCATION_PATH) },
+    {
+      ...read,
+      id: 'uncached.filtered',
+      section: 'uncached',
+      service: 'nocache',
+      name: 'GET /events filtered (category+search+dates)',
+      requests: get(FILTERED_PATH),
+    },
+    {
+      ...read,
+      id: 'uncached.geolocation',
+      section: 'uncached',
+      service: 'nocache',
+      name: 'GET /events geolocation (50 km)',
+      requests: get(GEOLOCATION_PATH),
+    },
     { ...read, id: 'mixed.reads', section: 'mixed', service: 'normal', name: 'reads only', requests: [], countCacheHits: true, stream: true },
     {
       id: 'mixed.writes',
@@ -175,8 +226,11 @@ function scenarios(dialect: Dialect, ids: Ids): Scenario[] {
       note: dialect === 'postgres' ? 'PostgreSQL' : `synchronous=${service === 'full' ? 'FULL' : 'NORMAL'}`,
     });
   }
-  const only = values.scenarios?.split(',').map((s) => s.trim().toLowerCase()) ?? (smoke ? ['cache.list', 'uncached.single', 'mixed.writes'] : undefined);
-  return only ? all.filter((s) => only.some((o) => s.id === o || s.id.startsWith(`${o}.`) || `${s.section} ${s.name}`.toLowerCase().includes(o))) : all;
+  const only =
+    values.scenarios?.split(',').map((s) => s.trim().toLowerCase()) ?? (smoke ? ['cache.list', 'uncached.single', 'mixed.writes'] : undefined);
+  return only
+    ? all.filter((s) => only.some((o) => s.id === o || s.id.startsWith(`${o}.`) || `${s.section} ${s.name}`.toLowerCase().includes(o)))
+    : all;
 }
 
 const startedAt = new Date();
@@ -250,7 +304,6 @@ async function settle(base: string, maxMs: number): Promise<number | undefined> 
   }
   return undefined;
 }
-
 
 /**
  * After a run: the load generator stops at the deadline and drops its connections, but the service still
@@ -337,7 +390,9 @@ async function restartService(service: Service): Promise<void> {
     const client = new pg.Client({ connectionString: POSTGRES_URL });
     await client.connect();
     try {
-      await client.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [`calendar-bench-${process.pid}-${service.kind}`]);
+      await client.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [
+        `calendar-bench-${process.pid}-${service.kind}`,
+      ]);
     } finally {
       await client.end();
     }
@@ -393,7 +448,11 @@ async function fetchOne(service: Service, r: RequestSpec): Promise<Captured | { 
   if (r.auth) headers.authorization = AUTHORIZATION;
   if (r.body) headers['content-type'] = 'application/json';
   const t0 = performance.now();
-  const res = await fetch(`${service.base}${r.path}`, { method: r.method, headers, body: r.body ? createBody(r.body, 0, `capture-${process.pid}`) : undefined });
+  const res = await fetch(`${service.base}${r.path}`, {
+    method: r.method,
+    headers,
+    body: r.body ? createBody(r.body, 0, `capture-${process.pid}`) : undefined,
+  });
   const body = Buffer.from(await res.arrayBuffer());
   const ms = performance.now() - t0;
   if (res.status >= 300) return { key, status: res.status };
@@ -476,7 +535,9 @@ class MixStream {
         }
       };
       await Promise.all(Array.from({ length: CAPTURE_CONCURRENCY }, worker));
-      slots.forEach((path, i) => (ok[i] = !this.rejected.has(path)));
+      slots.forEach((path, i) => {
+        ok[i] = !this.rejected.has(path);
+      });
       this.paths.push(...slots.filter((_, i) => ok[i]));
     }
     const seconds = (Date.now() - started) / 1000;
@@ -589,7 +650,13 @@ async function benchDialect(dialect: Dialect) {
       .where('status', '=', 'publish')
       .orderBy('id')
       .execute();
-    const venues = await storage.db.selectFrom('posts').select('id').where('type', '=', 'venue').where('status', '=', 'publish').orderBy('id').execute();
+    const venues = await storage.db
+      .selectFrom('posts')
+      .select('id')
+      .where('type', '=', 'venue')
+      .where('status', '=', 'publish')
+      .orderBy('id')
+      .execute();
     const ids: Ids = { publishedEventId: seeded.publishedEventId, eventIds: published.map((r) => r.id), venueIds: venues.map((r) => r.id) };
     await storage.close();
 
@@ -609,7 +676,16 @@ async function benchDialect(dialect: Dialect) {
     const fixed = await capture(nocache, toCapture);
     const mix =
       streamed.length > 0
-        ? new MixStream(nocache, mixedReads({ seed: SEED, eventIds: ids.eventIds, venueIds: ids.venueIds, categories: 50, today: Math.floor(startedAt.getTime() / 86_400_000) * 86_400_000 }))
+        ? new MixStream(
+            nocache,
+            mixedReads({
+              seed: SEED,
+              eventIds: ids.eventIds,
+              venueIds: ids.venueIds,
+              categories: 50,
+              today: Math.floor(startedAt.getTime() / 86_400_000) * 86_400_000,
+            }),
+          )
         : undefined;
     // a first stretch, which also tells how fast the service answers the stream uncached
     await mix?.extendTo(smoke ? 100 : 200);
@@ -617,11 +693,14 @@ async function benchDialect(dialect: Dialect) {
     const reportFailures = (failed: { key: string; status: number }[], what: string) => {
       if (failed.length === 0) return;
       const shown = failed.slice(0, 3).map((f) => `${f.key} → ${f.status}`);
-      process.stdout.write(`[${dialect}] ${what}: ${failed.length} URL(s) did not answer 2xx and were left out: ${shown.join('; ')}${failed.length > 3 ? '; …' : ''}\n`);
+      process.stdout.write(
+        `[${dialect}] ${what}: ${failed.length} URL(s) did not answer 2xx and were left out: ${shown.join('; ')}${failed.length > 3 ? '; …' : ''}\n`,
+      );
     };
     reportFailures(fixed.failed, 'capture');
     const good = new Set(fixed.captured.map((c) => c.key));
-    for (const s of selected.filter((s) => s.baseline && !s.stream)) s.requests = s.requests.filter((r) => good.has(baselineKey(r.method, r.path, r.auth === true)));
+    for (const s of selected.filter((s) => s.baseline && !s.stream))
+      s.requests = s.requests.filter((r) => good.has(baselineKey(r.method, r.path, r.auth === true)));
     // a scenario none of whose URLs answered has nothing to measure: it is reported as failed, not run
     const skipped = selected.filter((s) => !s.stream && s.requests.length === 0).map((s) => s.id);
     for (const id of skipped) process.stdout.write(`[${dialect}] ${id}: no URL of it answered 2xx: not measured\n`);
@@ -637,13 +716,18 @@ async function benchDialect(dialect: Dialect) {
       }
       writeManifest(manifest, [...fixed.captured, ...(mix?.captured ?? [])]);
       const port = await freePort();
-      const child = spawn(process.execPath, [BASELINE, String(port), manifest], { env: { ...process.env, WORKERS }, stdio: ['ignore', 'ignore', 'inherit'] });
+      const child = spawn(process.execPath, [BASELINE, String(port), manifest], {
+        env: { ...process.env, WORKERS },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
       children.add(child);
       baseline = { child, base: `http://127.0.0.1:${port}` };
       await waitFor(`${baseline.base}/`);
     };
     await startBaseline();
-    process.stdout.write(`[${dialect}] captured ${fixed.captured.length + (mix?.captured.length ?? 0)} answers in ${captureSeconds.toFixed(1)} s; services: ${[...services.keys()].join(', ')}\n`);
+    process.stdout.write(
+      `[${dialect}] captured ${fixed.captured.length + (mix?.captured.length ?? 0)} answers in ${captureSeconds.toFixed(1)} s; services: ${[...services.keys()].join(', ')}\n`,
+    );
 
     const results: ScenarioResult[] = list.map((s) => ({
       id: s.id,
@@ -669,7 +753,11 @@ async function benchDialect(dialect: Dialect) {
       let st = streams.get(s.id);
       if (!st) {
         const before = [...streams.values()];
-        st = { offset: before.reduce((n, o) => Math.max(n, o.offset + o.cursor), 0), cursor: 0, mostSent: Math.max(0, ...before.map((o) => o.mostSent)) };
+        st = {
+          offset: before.reduce((n, o) => Math.max(n, o.offset + o.cursor), 0),
+          cursor: 0,
+          mostSent: Math.max(0, ...before.map((o) => o.mostSent)),
+        };
         streams.set(s.id, st);
       }
       // a first guess from the capture's pace, then what runs sent, with room: a warmer cache and a warmer
@@ -680,7 +768,9 @@ async function benchDialect(dialect: Dialect) {
         const t0 = Date.now();
         await mix!.extendTo(needed);
         await startBaseline();
-        process.stdout.write(`[${dialect}] mixed stream captured up to ${mix!.paths.length.toLocaleString('en-US')} requests (${mix!.captured.length.toLocaleString('en-US')} distinct URLs) in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+        process.stdout.write(
+          `[${dialect}] mixed stream captured up to ${mix!.paths.length.toLocaleString('en-US')} requests (${mix!.captured.length.toLocaleString('en-US')} distinct URLs) in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`,
+        );
       }
       s.requests = withWrites(mix!.paths.slice(st.offset), s.writeShare ?? 0, SEED + st.offset);
       result.requestsInList = s.requests.length;
@@ -740,11 +830,19 @@ async function benchDialect(dialect: Dialect) {
       const f = (n: number) => (n >= 100 ? Math.round(n) : Number(n.toFixed(2))).toLocaleString('en-US');
       process.stdout.write(
         `[${dialect} r${round}] ${`${s.id}`.padEnd(22)} ${f(target.requestsPerSec).padStart(8)} ${s.phase === 'write' && !s.baseline ? 'writes/s' : 'req/s'}  p50 ${f(target.p50)} ms  p99 ${f(target.p99)} ms` +
-          (base ? `  baseline ${f(base.requestsPerSec)} req/s  ratio ${fmtRatio(run.ratio!)}${run.ratio! > 1 ? ' (ABOVE 1: measurement error)' : ''}` : '') +
+          (base
+            ? `  baseline ${f(base.requestsPerSec)} req/s  ratio ${fmtRatio(run.ratio!)}${run.ratio! > 1 ? ' (ABOVE 1: measurement error)' : ''}`
+            : '') +
           (target.cacheHits !== undefined && target.total > 0 ? `  cache hits ${Math.round((100 * target.cacheHits) / target.total)}%` : '') +
-          (target.non2xx + target.errors + target.timeouts > 0 ? `  (non-2xx ${target.non2xx}, errors ${target.errors}, timeouts ${target.timeouts})` : '') +
+          (target.non2xx + target.errors + target.timeouts > 0
+            ? `  (non-2xx ${target.non2xx}, errors ${target.errors}, timeouts ${target.timeouts})`
+            : '') +
           `  RSS ${rss.toFixed(0)} MB` +
-          (restarted ? `  (still busy after ${DRAIN_MS / 1000} s: restarted)` : settleSeconds > 1 ? `  settled in ${settleSeconds.toFixed(1)} s` : '') +
+          (restarted
+            ? `  (still busy after ${DRAIN_MS / 1000} s: restarted)`
+            : settleSeconds > 1
+              ? `  settled in ${settleSeconds.toFixed(1)} s`
+              : '') +
           (eventsBefore !== undefined ? `  (${eventsBefore.toLocaleString('en-US')} events before)` : '') +
           (repeatedShare ? `  (${Math.round(repeatedShare * 100)}% of the requests came round the stream again)` : '') +
           '\n',
@@ -761,7 +859,8 @@ async function benchDialect(dialect: Dialect) {
     const mixCost = mix ? costByKind(mix.captured) : [];
     if (mix) {
       process.stdout.write(`[${dialect}] uncached cost of the mixed stream's URLs, as captured ${CAPTURE_CONCURRENCY} at a time (ms):\n`);
-      for (const k of mixCost) process.stdout.write(`    ${k.kind.padEnd(22)} ${String(k.urls).padStart(6)} URLs  median ${k.medianMs}  p90 ${k.p90Ms}  max ${k.maxMs}\n`);
+      for (const k of mixCost)
+        process.stdout.write(`    ${k.kind.padEnd(22)} ${String(k.urls).padStart(6)} URLs  median ${k.medianMs}  p90 ${k.p90Ms}  max ${k.maxMs}\n`);
     }
     for (const r of results) r.summary = summarize(r.runs);
     const peakRss = Math.max(...[...services.values()].map((s) => peakRssMb(s.child.pid!)));
@@ -773,7 +872,13 @@ async function benchDialect(dialect: Dialect) {
       capturedAnswers: fixed.captured.length + (mix?.captured.length ?? 0),
       captureFailures: [...fixed.failed, ...(mix?.failed ?? [])],
       mixedStream: mix
-        ? { requests: mix.paths.length, distinctUrls: mix.captured.length, offsets: Object.fromEntries(streams), captureConcurrency: CAPTURE_CONCURRENCY, uncachedCostByKind: mixCost }
+        ? {
+            requests: mix.paths.length,
+            distinctUrls: mix.captured.length,
+            offsets: Object.fromEntries(streams),
+            captureConcurrency: CAPTURE_CONCURRENCY,
+            uncachedCostByKind: mixCost,
+          }
         : undefined,
       peakRssScope: peakScope,
       /** The largest lifetime peak among the service processes (whatever scenario raised it). */
@@ -812,7 +917,9 @@ for (const d of dialects) if (d !== 'sqlite' && d !== 'postgres') throw new Erro
 
 if (values.list) {
   const ids: Ids = { publishedEventId: 1, eventIds: [1], venueIds: [1] };
-  for (const d of dialects) for (const s of scenarios(d, ids)) process.stdout.write(`${d.padEnd(9)}${s.id.padEnd(24)}${s.section.padEnd(10)}${s.name}${s.note ? ` (${s.note})` : ''}\n`);
+  for (const d of dialects)
+    for (const s of scenarios(d, ids))
+      process.stdout.write(`${d.padEnd(9)}${s.id.padEnd(24)}${s.section.padEnd(10)}${s.name}${s.note ? ` (${s.note})` : ''}\n`);
   process.exit(0);
 }
 
@@ -846,19 +953,28 @@ const machine = {
   loadAverageBefore: loadBefore,
   loadAverageAfter: loadavg(),
 };
-const options = { events: EVENTS, dialects, duration: DURATION, warmup: WARMUP, drainSeconds: DRAIN_MS / 1000, rounds: ROUNDS, connections: CONNECTIONS, mixSize: MIX_SIZE, seed: SEED, workers: WORKERS, smoke, scenarios: values.scenarios ?? null };
+const options = {
+  events: EVENTS,
+  dialects,
+  duration: DURATION,
+  warmup: WARMUP,
+  drainSeconds: DRAIN_MS / 1000,
+  rounds: ROUNDS,
+  connections: CONNECTIONS,
+  mixSize: MIX_SIZE,
+  seed: SEED,
+  workers: WORKERS,
+  smoke,
+  scenarios: values.scenarios ?? null,
+};
 
 process.stdout.write(
   `\n${EVENTS.toLocaleString('en-US')} events, ${CONNECTIONS} connections, ${ROUNDS} round(s) of ${DURATION} s, ${WORKERS} worker(s); ${machine.cores} cores (${machine.cpu}), node ${machine.node}; ` +
     `load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${machine.loadAverageAfter.map((l) => l.toFixed(2)).join(' ')}\n`,
 );
 for (const r of results) {
-  process.stdout.write(
-    table(
-      `${r.dialect}, ${EVENTS.toLocaleString('en-US')} events`,
-      r.scenarios.map((s) => ({ section: s.section, name: s.name, note: s.note, summary: s.summary! })),
-    ) + '\n',
-  );
+  const rows = r.scenarios.map((s) => ({ section: s.section, name: s.name, note: s.note, summary: s.summary! }));
+  process.stdout.write(`${table(`${r.dialect}, ${EVENTS.toLocaleString('en-US')} events`, rows)}\n`);
   process.stdout.write(
     `\n  ${r.dialect}: seeding ${r.seedSeconds.toFixed(1)} s, capture ${r.captureSeconds.toFixed(1)} s, whole run ${(r.wallSeconds / 60).toFixed(1)} min, ` +
       `largest service peak RSS ${r.servicePeakRssMb.toFixed(0)} MB${r.peakRssScope === 'process' ? ' (per-run peaks could not be reset: RSS figures are process peaks)' : ''}\n`,
@@ -868,10 +984,15 @@ for (const r of results) {
 const git = gitInfo();
 const stamp = startedAt.toISOString().replace(/[:.]/g, '-').slice(0, 19);
 const out =
-  values.out ?? (smoke ? join(tmpdir(), `calendar-bench-smoke-${process.pid}.json`) : join(ROOT, 'bench/measured', `${stamp}-${EVENTS >= 1_000_000 ? `${EVENTS / 1_000_000}m` : `${EVENTS / 1000}k`}-${dialects.join('-')}.json`));
+  values.out ??
+  (smoke
+    ? join(tmpdir(), `calendar-bench-smoke-${process.pid}.json`)
+    : join(ROOT, 'bench/measured', `${stamp}-${EVENTS >= 1_000_000 ? `${EVENTS / 1_000_000}m` : `${EVENTS / 1000}k`}-${dialects.join('-')}.json`));
 mkdirSync(join(out, '..'), { recursive: true });
 writeFileSync(out, `${JSON.stringify({ date: startedAt.toISOString(), git, machine, options, results }, null, 2)}\n`);
 process.stdout.write(`\nresults: ${out}${git.dirty ? ' (the working tree had uncommitted changes)' : ''}\n`);
-const failed = results.flatMap((r) => [...r.scenarios.filter((s) => s.summary!.failed).map((s) => s.id), ...r.skipped].map((id) => `${r.dialect} ${id}`));
+const failed = results.flatMap((r) =>
+  [...r.scenarios.filter((s) => s.summary!.failed).map((s) => s.id), ...r.skipped].map((id) => `${r.dialect} ${id}`),
+);
 if (failed.length > 0) process.stdout.write(`failed: ${failed.join(', ')}\n`);
 process.exit(failed.length > 0 || results.length === 0 ? 1 : 0);

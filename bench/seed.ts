@@ -43,7 +43,28 @@ const fmt = (ms: number) => {
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
 };
 
-const WORDS = ['jazz', 'rock', 'festival', 'market', 'yoga', 'lecture', 'film', 'workshop', 'concert', 'tour', 'family', 'night', 'morning', 'garden', 'art', 'food', 'wine', 'dance', 'poetry', 'science'];
+const WORDS = [
+  'jazz',
+  'rock',
+  'festival',
+  'market',
+  'yoga',
+  'lecture',
+  'film',
+  'workshop',
+  'concert',
+  'tour',
+  'family',
+  'night',
+  'morning',
+  'garden',
+  'art',
+  'food',
+  'wine',
+  'dance',
+  'poetry',
+  'science',
+];
 const CITIES: [string, number, number][] = [
   ['Paris', 48.8566, 2.3522],
   ['Lyon', 45.764, 4.8357],
@@ -89,7 +110,15 @@ export async function seed(storage: Storage, options: SeedOptions): Promise<Seed
     const parent = i >= 10 && random() < 0.5 ? pick(categoryIds.slice(0, 10)) : 0;
     const row = await db
       .insertInto('terms')
-      .values({ taxonomy: 'tribe_events_cat', name: `Category ${i}`, slug: `category-${i}`, description: '', parent_id: parent, created_at: stamp, modified_at: stamp })
+      .values({
+        taxonomy: 'tribe_events_cat',
+        name: `Category ${i}`,
+        slug: `category-${i}`,
+        description: '',
+        parent_id: parent,
+        created_at: stamp,
+        modified_at: stamp,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     categoryIds.push(row.id);
@@ -99,7 +128,17 @@ export async function seed(storage: Storage, options: SeedOptions): Promise<Seed
   await chunks([...Array(nTags).keys()], 100, async (chunk) => {
     const rows = await db
       .insertInto('terms')
-      .values(chunk.map((i) => ({ taxonomy: 'post_tag' as const, name: `tag ${i}`, slug: `tag-${i}`, description: '', parent_id: 0, created_at: stamp, modified_at: stamp })))
+      .values(
+        chunk.map((i) => ({
+          taxonomy: 'post_tag' as const,
+          name: `tag ${i}`,
+          slug: `tag-${i}`,
+          description: '',
+          parent_id: 0,
+          created_at: stamp,
+          modified_at: stamp,
+        })),
+      )
       .returning('id')
       .execute();
     tagIds.push(...rows.map((r) => r.id));
@@ -109,7 +148,13 @@ export async function seed(storage: Storage, options: SeedOptions): Promise<Seed
   const venueIds: number[] = [];
   await chunks([...Array(options.venues ?? 500).keys()], 250, async (chunk) => {
     await storage.transaction(async (tx) => {
-      const ids = (await tx.db.insertInto('posts').values(chunk.map((i) => post('venue', `${pick(WORDS)} hall ${i}`, `venue-${i}`))).returning('id').execute()).map((r) => r.id);
+      const ids = (
+        await tx.db
+          .insertInto('posts')
+          .values(chunk.map((i) => post('venue', `${pick(WORDS)} hall ${i}`, `venue-${i}`)))
+          .returning('id')
+          .execute()
+      ).map((r) => r.id);
       await tx.db
         .insertInto('venues')
         .values(
@@ -140,8 +185,17 @@ export async function seed(storage: Storage, options: SeedOptions): Promise<Seed
   const organizerIds: number[] = [];
   await chunks([...Array(options.organizers ?? 300).keys()], 250, async (chunk) => {
     await storage.transaction(async (tx) => {
-      const ids = (await tx.db.insertInto('posts').values(chunk.map((i) => post('organizer', `Organizer ${i}`, `organizer-${i}`))).returning('id').execute()).map((r) => r.id);
-      await tx.db.insertInto('organizers').values(ids.map((id, k) => ({ post_id: id, email: `org${chunk[k]}@example.org`, phone: '555-0100', website: '' }))).execute();
+      const ids = (
+        await tx.db
+          .insertInto('posts')
+          .values(chunk.map((i) => post('organizer', `Organizer ${i}`, `organizer-${i}`)))
+          .returning('id')
+          .execute()
+      ).map((r) => r.id);
+      await tx.db
+        .insertInto('organizers')
+        .values(ids.map((id, k) => ({ post_id: id, email: `org${chunk[k]}@example.org`, phone: '555-0100', website: '' })))
+        .execute();
       organizerIds.push(...ids);
     });
   });
@@ -205,7 +259,7 @@ export async function seed(storage: Storage, options: SeedOptions): Promise<Seed
         const orgs = new Set<number>();
         const m = Math.floor(random() * 3);
         for (let j = 0; j < m; j++) orgs.add(pick(organizerIds));
-        [...orgs].forEach((organizer_id, position) => links.push({ event_id: id, organizer_id, position }));
+        for (const [position, organizer_id] of [...orgs].entries()) links.push({ event_id: id, organizer_id, position });
       }
       if (rels.length > 0) await tx.db.insertInto('term_relationships').values(rels).execute();
       if (links.length > 0) await tx.db.insertInto('event_organizers').values(links).execute();
@@ -217,7 +271,10 @@ export async function seed(storage: Storage, options: SeedOptions): Promise<Seed
   await rebuildEventDayCounts(storage.db);
   await storage.dialect.createDayCountTriggers(storage.db);
   await storage.dialect.createVersionTriggers(storage.db, VERSIONED_TABLES);
-  await storage.db.updateTable('data_version').set((eb) => ({ version: eb('version', '+', 1) })).execute();
+  await storage.db
+    .updateTable('data_version')
+    .set((eb) => ({ version: eb('version', '+', 1) }))
+    .execute();
   await storage.dialect.endBulkLoad();
   return { firstEventId: first, lastEventId: last, publishedEventId: published, seconds: (Date.now() - started) / 1000 };
 }

@@ -38,7 +38,10 @@ export function rng(seed: number): () => number {
 export function zipf(random: () => number, n: number): () => number {
   const cdf: number[] = [];
   let sum = 0;
-  for (let k = 1; k <= n; k++) cdf.push((sum += 1 / k));
+  for (let k = 1; k <= n; k++) {
+    sum += 1 / k;
+    cdf.push(sum);
+  }
   return () => {
     const x = random() * sum;
     let lo = 0;
@@ -66,7 +69,28 @@ export function sample<T>(from: readonly T[], count: number, seed: number): T[] 
 }
 
 /** The words the seeder puts in titles and venue names (bench/seed.ts): searches for them find something. */
-export const SEARCH_WORDS = ['jazz', 'rock', 'festival', 'market', 'yoga', 'lecture', 'film', 'workshop', 'concert', 'tour', 'family', 'night', 'morning', 'garden', 'art', 'food', 'wine', 'dance', 'poetry', 'science'];
+export const SEARCH_WORDS = [
+  'jazz',
+  'rock',
+  'festival',
+  'market',
+  'yoga',
+  'lecture',
+  'film',
+  'workshop',
+  'concert',
+  'tour',
+  'family',
+  'night',
+  'morning',
+  'garden',
+  'art',
+  'food',
+  'wine',
+  'dance',
+  'poetry',
+  'science',
+];
 
 export const FILTERED_PATH = `${EVENTS_PATH}?categories=category-3&search=jazz&start_date=-1%20year&end_date=%2B1%20year`;
 export const GEOLOCATION_PATH = `${EVENTS_PATH}?geoloc_lat=48.8566&geoloc_lng=2.3522`;
@@ -120,7 +144,8 @@ export function* mixedReads(o: MixOptions): Generator<string, never> {
     let x = random() * total;
     let path = kinds[0][1];
     for (const [w, make] of kinds) {
-      if ((x -= w) < 0) {
+      x -= w;
+      if (x < 0) {
         path = make;
         break;
       }

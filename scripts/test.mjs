@@ -4,8 +4,8 @@
 // TEST_POSTGRES_URL (default postgres://root@127.0.0.1:5432/test) answers. Extra arguments filter file names.
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import { cpus } from 'node:os';
+import { join, relative } from 'node:path';
 import pg from 'pg';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -47,7 +47,9 @@ async function postgresAnswers() {
 
 let dialects;
 if (process.env.TEST_DIALECTS) {
-  dialects = process.env.TEST_DIALECTS.split(',').map((s) => s.trim()).filter(Boolean);
+  dialects = process.env.TEST_DIALECTS.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 } else {
   dialects = ['sqlite'];
   if (await postgresAnswers()) dialects.push('postgres');
@@ -88,5 +90,6 @@ for (const dialect of dialects) {
 }
 
 console.log('\n=== summary ===');
-for (const r of results) console.log(`${r.label.padEnd(10)} tests ${String(r.tests).padStart(5)}  pass ${String(r.pass).padStart(5)}  fail ${String(r.fail).padStart(4)}`);
+for (const r of results)
+  console.log(`${r.label.padEnd(10)} tests ${String(r.tests).padStart(5)}  pass ${String(r.pass).padStart(5)}  fail ${String(r.fail).padStart(4)}`);
 process.exit(results.some((r) => r.code !== 0 || r.fail > 0) ? 1 : 0);

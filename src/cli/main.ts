@@ -3,11 +3,11 @@
  * `calendar <command>`: serve | migrate | users … . Reads the same environment as the service, so it works on
  * the service's database, even while the service runs.
  */
-import { ConfigError, loadConfig, type Config } from '../config/config.js';
+import { type Config, ConfigError, loadConfig } from '../config/config.js';
 import { migrateCommand } from './migrate.command.js';
 import { openapiCommand } from './openapi.command.js';
 import { serveCommand } from './serve.command.js';
-import { usersCommand, UsageError } from './users.command.js';
+import { UsageError, usersCommand } from './users.command.js';
 
 const USAGE = `usage: calendar <command>
 

@@ -1,9 +1,9 @@
 import cluster from 'node:cluster';
-import { ConfigError, readTls, type Config } from '../config/config.js';
+import { type Config, ConfigError, readTls } from '../config/config.js';
 import { serve } from '../server.js';
 
 export async function serveCommand(config: Config): Promise<void> {
-  let tls;
+  let tls: ReturnType<typeof readTls>;
   try {
     // the certificate is checked here, before anything opens: a bad file stops the start like any other bad
     // variable (with WORKERS > 1 the primary checks it once, so workers do not crash and get restarted in a loop)

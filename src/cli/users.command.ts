@@ -15,17 +15,14 @@ function printPassword(login: string, password: string, generated: boolean): voi
 
 export async function usersCommand(config: Config, argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  let parsed;
+  const options = {
+    role: { type: 'string' },
+    email: { type: 'string' },
+    'app-password': { type: 'string' },
+  } as const;
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof options }>>;
   try {
-    parsed = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      options: {
-        role: { type: 'string' },
-        email: { type: 'string' },
-        'app-password': { type: 'string' },
-      },
-    });
+    parsed = parseArgs({ args: rest, allowPositionals: true, options });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -53,9 +50,7 @@ export async function usersCommand(config: Config, argv: string[]): Promise<numb
         const rows = await users.list();
         process.stdout.write(`${'ID'.padEnd(6)}${'LOGIN'.padEnd(24)}${'ROLE'.padEnd(15)}${'APP PASSWORDS'.padEnd(15)}EMAIL\n`);
         for (const u of rows) {
-          process.stdout.write(
-            `${String(u.id).padEnd(6)}${u.login.padEnd(24)}${u.role.padEnd(15)}${String(u.app_passwords).padEnd(15)}${u.email}\n`,
-          );
+          process.stdout.write(`${String(u.id).padEnd(6)}${u.login.padEnd(24)}${u.role.padEnd(15)}${String(u.app_passwords).padEnd(15)}${u.email}\n`);
         }
         return 0;
       }

@@ -74,8 +74,14 @@ describe('loadConfig', () => {
     });
     assert.equal((loadConfig({ SQLITE_SYNCHRONOUS: ' full ' }).database as { synchronous: string }).synchronous, 'FULL');
     assert.equal((loadConfig({ SQLITE_SYNCHRONOUS: 'normal' }).database as { synchronous: string }).synchronous, 'NORMAL');
-    assert.deepEqual(loadConfig({ DATABASE_URL: 'postgres://u@db/cal', SQLITE_SYNCHRONOUS: 'FULL' }).database, { dialect: 'postgres', url: 'postgres://u@db/cal' });
-    assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://u@db/cal', SQLITE_SYNCHRONOUS: 'fast' }), /^ConfigError: SQLITE_SYNCHRONOUS: must be NORMAL or FULL/);
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'postgres://u@db/cal', SQLITE_SYNCHRONOUS: 'FULL' }).database, {
+      dialect: 'postgres',
+      url: 'postgres://u@db/cal',
+    });
+    assert.throws(
+      () => loadConfig({ DATABASE_URL: 'postgres://u@db/cal', SQLITE_SYNCHRONOUS: 'fast' }),
+      /^ConfigError: SQLITE_SYNCHRONOUS: must be NORMAL or FULL/,
+    );
   });
 
   it('reads RATE_LIMIT and the Redis that counts it for every process', () => {

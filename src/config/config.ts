@@ -98,7 +98,7 @@ export const VARIABLES: readonly VariableDoc[] = [
   {
     name: 'ADMIN_PASSWORD',
     default: '(none)',
-    description: 'With `ADMIN_LOGIN`: that administrator\'s application password (at least 8 characters).',
+    description: "With `ADMIN_LOGIN`: that administrator's application password (at least 8 characters).",
   },
   { name: 'SITE_TIMEZONE', default: 'UTC', description: 'Site time zone: an IANA name, `UTC` or `UTC±N[.5]`.' },
   { name: 'LOG_LEVEL', default: 'info', description: 'fatal, error, warn, info, debug, trace or silent.' },

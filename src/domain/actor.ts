@@ -2,9 +2,7 @@
 export const ROLES = ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const;
 export type Role = (typeof ROLES)[number];
 
-export type Actor =
-  | { readonly kind: 'anonymous' }
-  | { readonly kind: 'user'; readonly id: number; readonly login: string; readonly role: Role };
+export type Actor = { readonly kind: 'anonymous' } | { readonly kind: 'user'; readonly id: number; readonly login: string; readonly role: Role };
 
 export const ANONYMOUS: Actor = Object.freeze({ kind: 'anonymous' });
 

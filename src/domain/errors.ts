@@ -61,16 +61,14 @@ export const errors = {
       details,
     });
   },
-  invalidParam: (name: string, message = INVALID_PARAMETER, code?: string) =>
-    errors.invalidParams({ [name]: { message, code } }),
+  invalidParam: (name: string, message = INVALID_PARAMETER, code?: string) => errors.invalidParams({ [name]: { message, code } }),
   forbidden: (authenticated: boolean) =>
     new ApiError(
       'rest_forbidden',
       authenticated ? 403 : 401,
       authenticated ? 'Sorry, you are not allowed to do that.' : 'Sorry, you are not allowed to do that. Please log in.',
     ),
-  payloadTooLarge: (limit: number) =>
-    new ApiError('rest_payload_too_large', 413, `The request body is larger than the limit of ${limit} bytes.`),
+  payloadTooLarge: (limit: number) => new ApiError('rest_payload_too_large', 413, `The request body is larger than the limit of ${limit} bytes.`),
   unsupportedMediaType: (type: string) =>
     new ApiError(
       'rest_unsupported_media_type',
@@ -81,8 +79,7 @@ export const errors = {
     new ApiError('rest_too_many_requests', 429, `Too many requests; try again in ${retryAfterSeconds} s.`, {
       retry_after: retryAfterSeconds,
     }),
-  headersTooLarge: () =>
-    new ApiError('rest_request_headers_too_large', 431, 'The request line or headers are too large.'),
+  headersTooLarge: () => new ApiError('rest_request_headers_too_large', 431, 'The request line or headers are too large.'),
   requestTimeout: () => new ApiError('rest_request_timeout', 408, 'The request took too long to arrive.'),
   conflict: () => new ApiError('rest_conflict', 409, 'The write collided with another one; send it again.'),
   internal: () => new ApiError('rest_internal_error', 500, 'An internal error occurred; it has been logged.'),
@@ -91,37 +88,24 @@ export const errors = {
   callbackInvalid: () => new ApiError('rest_callback_invalid', 400, 'Invalid JSONP callback function.'),
 
   // --- authentication (ours; DECISIONS.md) ---
-  incorrectPassword: () =>
-    new ApiError('incorrect_password', 401, 'The provided login or application password is incorrect.'),
+  incorrectPassword: () => new ApiError('incorrect_password', 401, 'The provided login or application password is incorrect.'),
   unsupportedAuthorization: () =>
-    new ApiError(
-      'rest_unsupported_authorization',
-      401,
-      'Unsupported Authorization scheme: use HTTP Basic with a login and an application password.',
-    ),
+    new ApiError('rest_unsupported_authorization', 401, 'Unsupported Authorization scheme: use HTTP Basic with a login and an application password.'),
 
-  cannotEditOthers: () =>
-    new ApiError('rest_cannot_edit_others', 403, 'Sorry, you are not allowed to write posts as another user.'),
-  cannotUploadImage: () =>
-    invalidImage('Sorry, you are not allowed to set an image by URL (only roles that may upload files can).'),
+  cannotEditOthers: () => new ApiError('rest_cannot_edit_others', 403, 'Sorry, you are not allowed to write posts as another user.'),
+  cannotUploadImage: () => invalidImage('Sorry, you are not allowed to set an image by URL (only roles that may upload files can).'),
 
   // --- events (The Events Calendar) ---
-  eventNotFound: (id: number | string) =>
-    new ApiError('rest-event-not-found', 404, `The requested event with ID ${id} was not found.`),
-  invalidEventId: (id: number | string) =>
-    new ApiError('rest-invalid-event-id', 400, `The post with ID ${id} is not an event.`),
-  eventNoLongerAvailable: () =>
-    new ApiError('event-no-longer-available', 403, 'The requested event is no longer available (it is in the trash).'),
+  eventNotFound: (id: number | string) => new ApiError('rest-event-not-found', 404, `The requested event with ID ${id} was not found.`),
+  invalidEventId: (id: number | string) => new ApiError('rest-invalid-event-id', 400, `The post with ID ${id} is not an event.`),
+  eventNoLongerAvailable: () => new ApiError('event-no-longer-available', 403, 'The requested event is no longer available (it is in the trash).'),
   eventNotAccessible: () => new ApiError('event-not-accessible', 403, 'The requested event is not accessible.'),
-  eventPasswordProtected: () =>
-    new ApiError('event-password-protected', 403, 'The requested event is password protected.'),
+  eventPasswordProtected: () => new ApiError('event-password-protected', 403, 'The requested event is password protected.'),
   eventInTrash: (id: number) => new ApiError('event-is-in-trash', 410, `The event with ID ${id} is already in the trash.`),
-  eventPageNotFound: () =>
-    new ApiError('event-archive-page-not-found', 404, 'The requested page of events does not exist.'),
+  eventPageNotFound: () => new ApiError('event-archive-page-not-found', 404, 'The requested page of events does not exist.'),
 
   // --- venues and organizers (The Events Calendar) ---
-  linkedNotAccessible: (type: 'venue' | 'organizer') =>
-    new ApiError(`${type}-not-accessible`, 403, `The requested ${type} is not accessible.`),
+  linkedNotAccessible: (type: 'venue' | 'organizer') => new ApiError(`${type}-not-accessible`, 403, `The requested ${type} is not accessible.`),
   linkedInTrash: (type: 'venue' | 'organizer', id: number) =>
     new ApiError(`${type}-is-in-trash`, 410, `The ${type} with ID ${id} is already in the trash.`),
   linkedPageNotFound: (type: 'venue' | 'organizer') =>
@@ -134,8 +118,6 @@ export const errors = {
     new ApiError('term_exists', 400, 'A term with the name provided already exists with this parent.', {
       term_id: termId,
     }),
-  duplicateTermSlug: (slug: string) =>
-    new ApiError('duplicate_term_slug', 400, `The slug "${slug}" is already in use by another term.`),
-  taxonomyNotHierarchical: () =>
-    new ApiError('rest_taxonomy_not_hierarchical', 400, 'Cannot set parent term, taxonomy is not hierarchical.'),
+  duplicateTermSlug: (slug: string) => new ApiError('duplicate_term_slug', 400, `The slug "${slug}" is already in use by another term.`),
+  taxonomyNotHierarchical: () => new ApiError('rest_taxonomy_not_hierarchical', 400, 'Cannot set parent term, taxonomy is not hierarchical.'),
 } as const;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ROLES, type Actor, type Role } from './actor.js';
+import { type Actor, ROLES, type Role } from './actor.js';
 import { can, canDeletePost, canEditPost, canManageCategories, canManageTags, canReadPost } from './policies.js';
 
 const user = (role: Role, id = 10): Actor => ({ kind: 'user', id, login: role, role });
@@ -34,14 +34,14 @@ describe('policies', () => {
     assert.equal(canEditPost(c, { authorId: OTHER, status: 'draft' }), false);
   });
 
-  it('lets authors edit their own published posts but not others\'', () => {
+  it("lets authors edit their own published posts but not others'", () => {
     const a = user('author');
     assert.equal(canEditPost(a, { authorId: OWN, status: 'publish' }), true);
     assert.equal(canEditPost(a, { authorId: OTHER, status: 'publish' }), false);
     assert.equal(canDeletePost(a, { authorId: OTHER, status: 'draft' }), false);
   });
 
-  it('lets editors edit others\' posts of any status, including private', () => {
+  it("lets editors edit others' posts of any status, including private", () => {
     const e = user('editor');
     for (const status of ['draft', 'pending', 'publish', 'future', 'private']) {
       assert.equal(canEditPost(e, { authorId: OTHER, status }), true, status);
@@ -54,7 +54,7 @@ describe('policies', () => {
     assert.equal(canEditPost(c, { authorId: OWN, status: 'trash', statusBeforeTrash: 'publish' }), false);
   });
 
-  it('reads: published for all, own for their author, private for editors, others\' drafts for editors', () => {
+  it("reads: published for all, own for their author, private for editors, others' drafts for editors", () => {
     assert.equal(canReadPost(anonymous, { authorId: OTHER, status: 'publish' }), true);
     for (const status of ['draft', 'pending', 'future', 'private', 'trash']) {
       assert.equal(canReadPost(anonymous, { authorId: OTHER, status }), false, status);
@@ -67,8 +67,14 @@ describe('policies', () => {
   });
 
   it('manages categories from author up and tags from editor up', () => {
-    assert.deepEqual(ROLES.filter((r) => canManageCategories(user(r))), ['administrator', 'editor', 'author']);
-    assert.deepEqual(ROLES.filter((r) => canManageTags(user(r))), ['administrator', 'editor']);
+    assert.deepEqual(
+      ROLES.filter((r) => canManageCategories(user(r))),
+      ['administrator', 'editor', 'author'],
+    );
+    assert.deepEqual(
+      ROLES.filter((r) => canManageTags(user(r))),
+      ['administrator', 'editor'],
+    );
     assert.equal(canManageCategories(anonymous), false);
   });
 });

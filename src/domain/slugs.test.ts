@@ -24,7 +24,10 @@ describe('slugs', () => {
     assert.equal(await firstFreeSlug('a', existing(['a-2'])), 'a');
     const many = ['a', ...Array.from({ length: 40 }, (_, i) => `a-${i + 2}`)];
     let lookups = 0;
-    const counted = async (candidates: string[]) => (lookups++, existing(many)(candidates));
+    const counted = async (candidates: string[]) => {
+      lookups++;
+      return existing(many)(candidates);
+    };
     assert.equal(await firstFreeSlug('a', counted), 'a-42');
     assert.equal(lookups, 4, 'the base alone, then a-2…a-21, a-22…a-41 and a-42…a-61');
     lookups = 0;
@@ -39,6 +42,10 @@ describe('slugs', () => {
     assert.equal(next, `${'x'.repeat(198)}-2`);
     assert.equal(next.length, MAX_SLUG_LENGTH);
     const dashed = `${'y'.repeat(197)}-zz`;
-    assert.equal(await firstFreeSlug(dashed, async (c) => new Set(c.filter((s) => s === dashed))), `${'y'.repeat(197)}-2`, 'no dash left before the number');
+    assert.equal(
+      await firstFreeSlug(dashed, async (c) => new Set(c.filter((s) => s === dashed))),
+      `${'y'.repeat(197)}-2`,
+      'no dash left before the number',
+    );
   });
 });

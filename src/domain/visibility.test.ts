@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ANONYMOUS, ROLES, type Actor, type Role } from './actor.js';
+import { type Actor, ANONYMOUS, ROLES, type Role } from './actor.js';
 import { canReadPost } from './policies.js';
 import { STATUSES } from './posts/post.js';
-import { listVisibility, statusesOnly, type StatusRule } from './visibility.js';
+import { listVisibility, type StatusRule, statusesOnly } from './visibility.js';
 
 const user = (role: Role, id = 10): Actor => ({ kind: 'user', id, login: role, role });
 const LIVE = STATUSES.filter((s) => s !== 'trash');

@@ -7,7 +7,7 @@
  *
  * (This is the one domain module that writes SQL: the rule and its SQL form belong together.)
  */
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import type { Actor } from './actor.js';
 import { canReadPost } from './policies.js';
 import { STATUSES } from './posts/post.js';
@@ -78,11 +78,16 @@ export interface PostColumns {
   readonly statusBeforeTrash: string;
 }
 
-function ruleSql(eb: ExpressionBuilder<any, any>, rule: StatusRule, c: PostColumns): Expression<SqlBool> {
+/** Any query's expression builder: the rule names its columns itself (PostColumns), whatever the tables. */
+// biome-ignore lint/suspicious/noExplicitAny: the rule serves queries over any tables; columns are named by `PostColumns`
+type AnyBuilder = ExpressionBuilder<any, any>;
+
+function ruleSql(eb: AnyBuilder, rule: StatusRule, c: PostColumns): Expression<SqlBool> {
   const status = sql.ref(c.status);
   const parts: Expression<SqlBool>[] = [];
   if (rule.statuses.length === LIVE.length) parts.push(eb(status, '<>', 'trash'));
-  else if (rule.statuses.length > 0) parts.push(rule.statuses.length === 1 ? eb(status, '=', rule.statuses[0]) : eb(status, 'in', [...rule.statuses]));
+  else if (rule.statuses.length > 0)
+    parts.push(rule.statuses.length === 1 ? eb(status, '=', rule.statuses[0]) : eb(status, 'in', [...rule.statuses]));
   if (rule.trashedFrom.length === LIVE.length) parts.push(eb(status, '=', 'trash'));
   else if (rule.trashedFrom.length > 0) {
     // WordPress judges a trashed post without a remembered status as a draft
@@ -93,7 +98,7 @@ function ruleSql(eb: ExpressionBuilder<any, any>, rule: StatusRule, c: PostColum
 }
 
 /** The rule as SQL, or undefined when the caller may read everything. */
-export function visiblePosts(eb: ExpressionBuilder<any, any>, v: Visibility, c: PostColumns): Expression<SqlBool> | undefined {
+export function visiblePosts(eb: AnyBuilder, v: Visibility, c: PostColumns): Expression<SqlBool> | undefined {
   if (!v.own && isEverything(v.anyone)) return undefined;
   const anyone = ruleSql(eb, v.anyone, c);
   if (!v.own) return anyone;

@@ -6,10 +6,10 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { ApiError } from '../domain/errors.js';
-import { accept, arg, domainName, invalid, type Carry } from './params.js';
+import { accept, arg, type Carry, domainName, invalid } from './params.js';
 import type { RouteContext, RouteResponse } from './route.js';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from './schemas/common.schemas.js';
-import { Urls, type QueryPairs } from './urls.js';
+import { type QueryPairs, Urls } from './urls.js';
 
 export const pageArg = arg(Type.Integer({ description: 'The page of the result set, from 1.' }), {
   default: 1,
@@ -76,7 +76,7 @@ export function carriedFilters(ctx: RouteContext, effective: Readonly<Record<str
     if (carry === false) continue;
     const name = domainName(wire, declared);
     let value: unknown;
-    if (Object.prototype.hasOwnProperty.call(effective, name)) value = effective[name];
+    if (Object.hasOwn(effective, name)) value = effective[name];
     else if (carry === 'raw') value = ctx.sent[wire];
     else if (carry === 'given') value = wire in ctx.sent ? args[name] : undefined;
     else value = args[name];

@@ -24,7 +24,10 @@ function tree(fields: readonly string[]): Tree {
     parts.forEach((part, i) => {
       if (node[part] === true) return;
       if (i === parts.length - 1) node[part] = true;
-      else node = (node[part] ??= {}) as Tree;
+      else {
+        node[part] ??= {};
+        node = node[part] as Tree;
+      }
     });
   }
   return root;

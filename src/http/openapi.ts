@@ -5,15 +5,16 @@
  * `components`, `servers`, `paths`, paths in the original's order), but complete and true.
  */
 import type { TSchema } from '@sinclair/typebox';
-import { ErrorSchema } from './schemas/common.schemas.js';
-import { CostDetailsSchema, DateDetailsSchema, EmbeddedTermSchema, ImageSchema, ImageSizeSchema } from './schemas/components.schemas.js';
+import type { Arg } from './params.js';
+import type { HttpMethod, RouteRegistry, RouteSpec } from './route.js';
+import { CategorySchema, TagSchema } from './routes/categories-tags/categories-tags.schemas.js';
 import { EventSchema } from './routes/events/events.schemas.js';
 import { OrganizerSchema, VenueSchema } from './routes/venues-organizers/venues-organizers.schemas.js';
-import { CategorySchema, TagSchema } from './routes/categories-tags/categories-tags.schemas.js';
-import type { Arg } from './params.js';
 import { publicSchema } from './schema-keywords.js';
-import type { HttpMethod, RouteRegistry, RouteSpec } from './route.js';
+import { ErrorSchema } from './schemas/common.schemas.js';
+import { CostDetailsSchema, DateDetailsSchema, EmbeddedTermSchema, ImageSchema, ImageSizeSchema } from './schemas/components.schemas.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: the document is built as loose JSON and checked as a whole (openapi.test.ts validates it)
 type Json = Record<string, any>;
 
 /** Named schemas, by the `title` they carry; any schema with one of these titles becomes a `$ref`. */
@@ -115,10 +116,7 @@ function operation(method: HttpMethod, spec: RouteSpec): Json {
     description: spec.args[name]?.schema.description ?? 'No description provided',
     schema: { type: name === 'id' ? 'integer' : 'string' },
   }));
-  const bodyArgs = [
-    ...Object.entries(spec.args).filter(([name]) => !params.includes(name)),
-    ...Object.entries(spec.bodyOnly ?? {}),
-  ];
+  const bodyArgs = [...Object.entries(spec.args).filter(([name]) => !params.includes(name)), ...Object.entries(spec.bodyOnly ?? {})];
   const op: Json = { operationId: operationId(method, spec), summary: spec.summary, tags: [resourceTag(spec.path)], parameters };
   if (method === 'GET' || method === 'DELETE') {
     for (const [name, a] of bodyArgs) {

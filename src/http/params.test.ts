@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../domain/errors.js';
+import type { ApiError } from '../domain/errors.js';
 import type { Services } from '../domain/services.js';
 import { accept, arg, coerce, Invalid, invalid, parseBoolean, parseInteger, parseList, resolveArgs } from './params.js';
 
@@ -53,7 +53,11 @@ describe('resolveArgs', () => {
   };
 
   it('merges path, body, query and defaults, path first', async () => {
-    const args = await resolveArgs(specs, { path: { id: '7' }, body: { id: 8, name: 'body' }, query: { name: 'query', per_page: '80' } }, {} as Services);
+    const args = await resolveArgs(
+      specs,
+      { path: { id: '7' }, body: { id: 8, name: 'body' }, query: { name: 'query', per_page: '80' } },
+      {} as Services,
+    );
     assert.deepEqual(args, { id: 7, name: 'body', page: 1, per_page: 50 });
   });
 

@@ -12,7 +12,7 @@
  * Argument types are TypeBox schemas, so the same declaration documents the route.
  */
 import type { Static, TSchema } from '@sinclair/typebox';
-import { ANONYMOUS, type Actor } from '../domain/actor.js';
+import { type Actor, ANONYMOUS } from '../domain/actor.js';
 import { errors, INVALID_PARAMETER, type ParamFailure } from '../domain/errors.js';
 import type { Services } from '../domain/services.js';
 
@@ -29,7 +29,7 @@ export class Accepted<T = unknown> {
 export const invalid = (message?: string, code?: string) => new Invalid(message, code);
 export const accept = <T>(value: T) => new Accepted<T>(value);
 
-export type CheckResult<T = unknown> = Invalid | Accepted<T> | undefined | void;
+export type CheckResult<T = unknown> = Invalid | Accepted<T> | undefined;
 
 export interface ArgContext {
   readonly services: Services;
@@ -39,7 +39,7 @@ export interface ArgContext {
   readonly args: Readonly<Record<string, unknown>>;
 }
 
-export type ArgCheck<V = any> = (value: V, ctx: ArgContext) => CheckResult<unknown> | Promise<CheckResult<unknown>>;
+export type ArgCheck<V = unknown> = (value: V, ctx: ArgContext) => CheckResult<unknown> | Promise<CheckResult<unknown>>;
 
 /**
  * How a list's emitted URLs (`rest_url`, `next_rest_url`, …) carry an argument: `value` (the default) its
@@ -59,8 +59,11 @@ export interface Arg<T = unknown, N extends string | undefined = string | undefi
   readonly required?: boolean;
   /** Used when the argument is absent or JSON null; documented as the schema's `default`. */
   readonly default?: unknown;
-  /** Runs after type coercion, for non-null values. */
-  readonly check?: ArgCheck;
+  /**
+   * Runs after type coercion, for non-null values. (Method syntax: a check of a narrower value — a string once
+   * the schema has coerced it — stands for any argument's check.)
+   */
+  check?(value: unknown, ctx: ArgContext): CheckResult<unknown> | Promise<CheckResult<unknown>>;
   /** Where the argument is read from, for the documentation; values are still merged WordPress-style. */
   readonly in?: 'path' | 'query' | 'body';
   readonly as?: N;
@@ -69,7 +72,10 @@ export interface Arg<T = unknown, N extends string | undefined = string | undefi
   readonly __type?: { value: T; presence: P };
 }
 
-export type Args = Readonly<Record<string, Arg<any, any, any>>>;
+/** Any argument, whatever its value type, name and presence. */
+export type AnyArg = Arg<unknown, string | undefined, Presence>;
+
+export type Args = Readonly<Record<string, AnyArg>>;
 
 export interface ArgOptions<V> {
   readonly required?: boolean;
@@ -80,16 +86,16 @@ export interface ArgOptions<V> {
   readonly carry?: Carry;
 }
 
-type CheckReturn<O> = O extends { check: (...a: any[]) => infer R } ? Awaited<R> : undefined;
+type CheckReturn<O> = O extends { check: (...a: never[]) => infer R } ? Awaited<R> : undefined;
 type AcceptedOf<R> = R extends Accepted<infer X> ? X : never;
-type KeptOf<R, V> = undefined extends R ? V : void extends R ? V : never;
+type KeptOf<R, V> = undefined extends R ? V : never;
 /** The value an argument yields: what its check accepts, or the coerced value when the check keeps it. */
 type ValueOf<V, O> = AcceptedOf<CheckReturn<O>> | KeptOf<CheckReturn<O>, V>;
 type NameOf<O> = O extends { as: infer N extends string } ? N : undefined;
 type PresenceOf<O> = O extends { required: true } ? 'required' : O extends { default: unknown } ? 'defaulted' : 'optional';
 
 /** Declares an argument: its TypeBox schema (coercion and documentation) and options (see ArgOptions). */
-export function arg<S extends TSchema, const O extends ArgOptions<Static<S>> = {}>(
+export function arg<S extends TSchema, const O extends ArgOptions<Static<S>> = Record<never, never>>(
   schema: S,
   options?: O,
 ): Arg<ValueOf<Static<S>, O>, NameOf<O>, PresenceOf<O>> {
@@ -98,18 +104,17 @@ export function arg<S extends TSchema, const O extends ArgOptions<Static<S>> = {
 }
 
 /** The same argument, required (create routes require what update routes make optional). */
-export function required<T, N extends string | undefined>(a: Arg<T, N, any>): Arg<T, N, 'required'> {
+export function required<T, N extends string | undefined>(a: Arg<T, N, Presence>): Arg<T, N, 'required'> {
   return { ...a, required: true } as Arg<T, N, 'required'>;
 }
 
 /** The same argument, with a default. */
-export function withDefault<T, N extends string | undefined>(a: Arg<T, N, any>, value: unknown): Arg<T, N, 'defaulted'> {
+export function withDefault<T, N extends string | undefined>(a: Arg<T, N, Presence>, value: unknown): Arg<T, N, 'defaulted'> {
   return { ...a, default: value, schema: { ...a.schema, default: value } as TSchema } as Arg<T, N, 'defaulted'>;
 }
 
-type KeyOf<K extends string, A> = A extends Arg<any, infer N, any> ? (N extends string ? N : K) : K;
-type ValueFor<A> =
-  A extends Arg<infer T, any, infer P> ? (P extends 'required' | 'defaulted' ? T : T | null | undefined) : never;
+type KeyOf<K extends string, A> = A extends Arg<unknown, infer N, Presence> ? (N extends string ? N : K) : K;
+type ValueFor<A> = A extends Arg<infer T, string | undefined, infer P> ? (P extends 'required' | 'defaulted' ? T : T | null | undefined) : never;
 
 /**
  * The resolved arguments of a declaration, by domain name: what a handler receives. An absent optional argument
@@ -121,7 +126,11 @@ export type Resolved<A extends Args> = { readonly [K in keyof A & string as KeyO
 export type ArgsMatch<A extends Args, I> = [Exclude<keyof Resolved<A>, keyof I>] extends [never]
   ? Resolved<A> extends I
     ? unknown
-    : { readonly 'argument types differ from the service input': { [K in keyof Resolved<A> & keyof I]: Resolved<A>[K] extends I[K] ? never : K }[keyof Resolved<A> & keyof I] }
+    : {
+        readonly 'argument types differ from the service input': {
+          [K in keyof Resolved<A> & keyof I]: Resolved<A>[K] extends I[K] ? never : K;
+        }[keyof Resolved<A> & keyof I];
+      }
   : { readonly 'arguments the service input does not have': Exclude<keyof Resolved<A>, keyof I> };
 
 /**
@@ -138,27 +147,22 @@ export interface ArgSources {
   readonly query: Record<string, unknown>;
 }
 
-const hasOwn = (o: object | undefined, k: string) => o !== undefined && Object.prototype.hasOwnProperty.call(o, k);
+const hasOwn = (o: object | undefined, k: string) => o !== undefined && Object.hasOwn(o, k);
 
 /** The name a handler knows an argument by. */
-export const domainName = (wire: string, a: Arg<any, any, any>): string => a.as ?? wire;
+export const domainName = (wire: string, a: AnyArg): string => a.as ?? wire;
 
 /**
  * Resolves, coerces and checks a route's arguments; throws the original's 400s. The result is keyed by domain
  * name (`as`), typed from the declarations.
  */
-export async function resolveArgs<A extends Args>(
-  specs: A,
-  sources: ArgSources,
-  services: Services,
-  actor: Actor = ANONYMOUS,
-): Promise<Resolved<A>> {
+export async function resolveArgs<A extends Args>(specs: A, sources: ArgSources, services: Services, actor: Actor = ANONYMOUS): Promise<Resolved<A>> {
   const raw: Record<string, unknown> = {};
   const missing: string[] = [];
   for (const [name, spec] of Object.entries(specs)) {
     let value: unknown;
     if (hasOwn(sources.path, name)) value = sources.path[name];
-    else if (hasOwn(sources.body, name)) value = sources.body![name];
+    else if (sources.body !== undefined && hasOwn(sources.body, name)) value = sources.body[name];
     else if (hasOwn(sources.query, name)) value = sources.query[name];
     if ((value === undefined || value === null) && spec.default !== undefined) value = spec.default;
     if (spec.required && (value === undefined || value === null)) missing.push(name);

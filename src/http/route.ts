@@ -10,7 +10,7 @@ import { isAuthenticated } from '../domain/actor.js';
 import { errors } from '../domain/errors.js';
 import type { Services } from '../domain/services.js';
 import { filterFields, parseFields } from './fields.js';
-import { resolveArgs, type Args, type Resolved } from './params.js';
+import { type Args, type Resolved, resolveArgs } from './params.js';
 import { NAMESPACE, type Urls } from './urls.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -110,7 +110,10 @@ export class RouteRegistry {
         const params = (request.params ?? {}) as Record<string, string>;
         const verdicts = new Map<RouteSpec, boolean>();
         for (const spec of specs) verdicts.set(spec, spec.allowed ? await spec.allowed(request.actor, params, services) : true);
-        return [...byMethod].filter(([, spec]) => verdicts.get(spec)).map(([m]) => m).join(', ');
+        return [...byMethod]
+          .filter(([, spec]) => verdicts.get(spec))
+          .map(([m]) => m)
+          .join(', ');
       };
       const url = `/${NAMESPACE}${fastifyPath(path)}`.replace(/\/$/, '') || '/';
 
@@ -125,11 +128,16 @@ export class RouteRegistry {
           if (!spec) throw errors.noRoute();
           const query = (request.query ?? {}) as Record<string, unknown>;
           const body = bodyObject(request.body);
-          const args = await resolveArgs(spec.args, { path: (request.params ?? {}) as Record<string, unknown>, body, query }, services, request.actor);
+          const args = await resolveArgs(
+            spec.args,
+            { path: (request.params ?? {}) as Record<string, unknown>, body, query },
+            services,
+            request.actor,
+          );
           const actor = request.actor;
           if (spec.permission && !spec.permission(actor, args)) throw errors.forbidden(isAuthenticated(actor));
           const sent = { ...query, ...body };
-          const bodyHas = (name: string) => body !== undefined && Object.prototype.hasOwnProperty.call(body, name);
+          const bodyHas = (name: string) => body !== undefined && Object.hasOwn(body, name);
           const result = await spec.handler({ args, actor, services, urls, request, spec, sent, bodyHas });
           reply.code(result.status ?? 200);
           reply.header('Allow', await allow(request));

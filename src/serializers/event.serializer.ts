@@ -7,13 +7,13 @@ import { autop, escHtml, texturize } from '../domain/content/html.js';
 import { costNumbers, costValues, formatCost } from '../domain/events/cost.js';
 import type { EventView } from '../domain/events/event.service.js';
 import { CATEGORIES, TAGS } from '../domain/terms/term.js';
-import type { Urls } from '../http/urls.js';
-import { formatIsoWithOffset, getZone, parseWall, wallToMs } from '../time/zones.js';
 import type { EventResponse } from '../http/routes/events/events.schemas.js';
 import type { DateDetails } from '../http/schemas/components.schemas.js';
+import type { Urls } from '../http/urls.js';
+import { formatIsoWithOffset, getZone, parseWall, wallToMs } from '../time/zones.js';
 import { serializeImage } from './image.serializer.js';
-import { serializeEmbeddedTerm } from './term.serializer.js';
 import { organizerJsonLd, serializeOrganizer, serializeVenue, venueJsonLd } from './linked.serializer.js';
+import { serializeEmbeddedTerm } from './term.serializer.js';
 
 export function dateDetails(value: string): DateDetails {
   return {
@@ -86,7 +86,10 @@ export function serializeEvent(view: EventView, urls: Urls, options: { single?: 
 }
 
 function plainExcerpt(html: string, words = 55): string {
-  const text = html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  const text = html
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   const parts = text.split(' ');
   return parts.length > words ? `${parts.slice(0, words).join(' ')}…` : text;
 }

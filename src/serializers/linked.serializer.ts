@@ -5,13 +5,13 @@
  */
 import type { TObject } from '@sinclair/typebox';
 import { autop, texturize } from '../domain/content/html.js';
-import type { LinkedView } from '../domain/linked/linked.service.js';
 import type { LinkedType, OrganizerRecord, RecordOf, VenueRecord } from '../domain/linked/linked.js';
+import type { LinkedView } from '../domain/linked/linked.service.js';
 import {
-  OrganizerSchema,
-  VenueSchema,
   type OrganizerResponse,
+  OrganizerSchema,
   type VenueResponse,
+  VenueSchema,
 } from '../http/routes/venues-organizers/venues-organizers.schemas.js';
 import type { Urls } from '../http/urls.js';
 import { serializeImage } from './image.serializer.js';
@@ -42,7 +42,10 @@ function dropEmptyOptional<T>(schema: TObject, full: Complete<T>): T {
 }
 
 function plain(html: string): string {
-  return html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  return html
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function compact(entries: [string, unknown][]): Json {

@@ -23,9 +23,9 @@ function publicLink(term: Term, info: TaxonomyInfo, urls: Urls, tree: TermTree |
   if (!info.hierarchical) return urls.tagLink(term.slug);
   const path = [term.slug];
   const seen = new Set([term.id]);
-  for (let at = term.parentId; at !== 0 && tree?.has(at) && !seen.has(at); at = tree.get(at)!.parentId) {
+  for (let at = term.parentId, node = tree?.get(at); at !== 0 && node && !seen.has(at); at = node.parentId, node = tree?.get(at)) {
     seen.add(at);
-    path.unshift(tree.get(at)!.slug);
+    path.unshift(node.slug);
   }
   return urls.categoryLink(path);
 }

@@ -14,7 +14,11 @@ describe('SQLITE_SYNCHRONOUS reaches the database connection', () => {
   const dir = mkdtempSync(join(tmpdir(), 'calendar-sync-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  for (const [value, expected] of [[undefined, 1], ['NORMAL', 1], ['full', 2]] as const) {
+  for (const [value, expected] of [
+    [undefined, 1],
+    ['NORMAL', 1],
+    ['full', 2],
+  ] as const) {
     it(`${value ?? '(unset)'} → synchronous = ${expected}, also after a bulk load`, async () => {
       const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, `${value ?? 'unset'}.db`)}`, SQLITE_SYNCHRONOUS: value });
       const storage = await openStorage(config.database);

@@ -4,15 +4,15 @@
  */
 import type { Kysely } from 'kysely';
 import type { DatabaseConfig } from '../config/config.js';
+import type { LinkedType } from '../domain/linked/linked.js';
 import type { Database } from './database.js';
-import { StorageError, type Dialect, type Versions } from './dialects/dialect.js';
+import { type Dialect, StorageError, type Versions } from './dialects/dialect.js';
 import { PostgresDialect } from './dialects/postgres.dialect.js';
 import { SqliteDialect } from './dialects/sqlite.dialect.js';
 import { migrate } from './migrations/migrator.js';
 import { EventStore } from './stores/event.store.js';
 import { ImageStore } from './stores/image.store.js';
 import { LinkedStore } from './stores/linked.store.js';
-import type { LinkedType } from '../domain/linked/linked.js';
 import { PostStore } from './stores/post.store.js';
 import { TermStore } from './stores/term.store.js';
 import { UserStore } from './stores/user.store.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseDateInput, type ParseContext } from './strtotime.js';
+import { type ParseContext, parseDateInput } from './strtotime.js';
 import { formatWall, getZone } from './zones.js';
 
 // Wednesday 2025-01-15 10:30:45 UTC
@@ -106,7 +106,19 @@ describe('parseDateInput', () => {
   });
 
   it('refuses anything else', () => {
-    for (const input of ['', '   ', 'before my birthday', 'foo', '2018-01-01 foo', '2018-01-01 2018-01-02', '25:00', '2018-01-01 10:61', '+5 parsecs', 'next', 'x'.repeat(200)]) {
+    for (const input of [
+      '',
+      '   ',
+      'before my birthday',
+      'foo',
+      '2018-01-01 foo',
+      '2018-01-01 2018-01-02',
+      '25:00',
+      '2018-01-01 10:61',
+      '+5 parsecs',
+      'next',
+      'x'.repeat(200),
+    ]) {
       assert.equal(parseDateInput(input, utc), undefined, input);
     }
   });

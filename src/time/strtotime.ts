@@ -18,7 +18,7 @@
  * The result is a wall-clock time in the zone the input was read in (relative phrases count from "now" in
  * that zone), plus the absolute instant when the input pinned one (a timestamp or an explicit offset).
  */
-import { msToWall, utcMsToZonedWall, wallToMs, type WallTime, type Zone } from './zones.js';
+import { msToWall, utcMsToZonedWall, type WallTime, wallToMs, type Zone } from './zones.js';
 
 export interface ParsedDate {
   /** The wall-clock time as written or computed. For a timestamp: its UTC wall clock. */
@@ -37,7 +37,8 @@ export interface ParseContext {
 }
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const MONTH_RE = '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?';
+const MONTH_RE =
+  '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?';
 const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
 const WEEKDAY_RE = '(sun(?:day)?|mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:r(?:s(?:day)?)?)?|fri(?:day)?|sat(?:urday)?)';
 const UNIT_RE = '(sec(?:ond)?s?|min(?:ute)?s?|hours?|days?|weeks?|fortnights?|months?|years?)';
@@ -79,6 +80,12 @@ function setDate(s: State, year: number, month: number, day: number): boolean {
   return true;
 }
 
+/** Applies what a token said to the state; a token that matched always counts. */
+function set(s: State, changes: Partial<State>): true {
+  Object.assign(s, changes);
+  return true;
+}
+
 function setTime(s: State, hour: number, minute: number, second: number): boolean {
   if (s.time) return false;
   if (hour > 24 || minute > 59 || second > 60) return false;
@@ -106,7 +113,9 @@ const TZ_RE = '(z|utc|gmt|[+-]\\d{2}:?\\d{2}|[+-]\\d{2})';
 const RULES: Rule[] = [
   {
     // ISO 8601 / SQL date-time, optional seconds, fraction and offset
-    re: new RegExp(`^(\\d{4})-(\\d{1,2})-(\\d{1,2})(?:[t ]+(\\d{1,2}):(\\d{2})(?::(\\d{2})(?:[.,]\\d+)?)?(?!\\s*[ap]\\.?m))?(?:\\s*${TZ_RE}(?![a-z]))?`),
+    re: new RegExp(
+      `^(\\d{4})-(\\d{1,2})-(\\d{1,2})(?:[t ]+(\\d{1,2}):(\\d{2})(?::(\\d{2})(?:[.,]\\d+)?)?(?!\\s*[ap]\\.?m))?(?:\\s*${TZ_RE}(?![a-z]))?`,
+    ),
     apply(m, s) {
       if (!setDate(s, Number(m[1]), Number(m[2]), Number(m[3]))) return false;
       if (m[4] !== undefined && !setTime(s, Number(m[4]), Number(m[5]), Number(m[6] ?? 0))) return false;
@@ -135,14 +144,12 @@ const RULES: Rule[] = [
   {
     // January 5, 2018 / Jan 5th 2018 / Jan 5
     re: new RegExp(`^${MONTH_RE}\\s+(\\d{1,2})(?:st|nd|rd|th)?(?:,?\\s+(\\d{4}))?(?![\\d:])`),
-    apply: (m, s, ctx) =>
-      setDate(s, m[3] ? Number(m[3]) : nowWall(ctx).year, MONTHS.indexOf(m[1].slice(0, 3)) + 1, Number(m[2])),
+    apply: (m, s, ctx) => setDate(s, m[3] ? Number(m[3]) : nowWall(ctx).year, MONTHS.indexOf(m[1].slice(0, 3)) + 1, Number(m[2])),
   },
   {
     // 5 January 2018 / 5th Jan
     re: new RegExp(`^(\\d{1,2})(?:st|nd|rd|th)?\\s+${MONTH_RE}(?:,?\\s+(\\d{4}))?(?![\\d:])`),
-    apply: (m, s, ctx) =>
-      setDate(s, m[3] ? Number(m[3]) : nowWall(ctx).year, MONTHS.indexOf(m[2].slice(0, 3)) + 1, Number(m[1])),
+    apply: (m, s, ctx) => setDate(s, m[3] ? Number(m[3]) : nowWall(ctx).year, MONTHS.indexOf(m[2].slice(0, 3)) + 1, Number(m[1])),
   },
   {
     // 4pm, 4:30 pm, 4:30:15pm, 4 a.m.
@@ -157,11 +164,11 @@ const RULES: Rule[] = [
     re: /^t?(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?/,
     apply: (m, s) => setTime(s, Number(m[1]), Number(m[2]), Number(m[3] ?? 0)),
   },
-  { re: /^now(?![a-z])/, apply: (_m, s) => ((s.now = true), true) },
-  { re: /^(today|midnight)(?![a-z])/, apply: (_m, s) => ((s.resetTime = true), true) },
+  { re: /^now(?![a-z])/, apply: (_m, s) => set(s, { now: true }) },
+  { re: /^(today|midnight)(?![a-z])/, apply: (_m, s) => set(s, { resetTime: true }) },
   { re: /^noon(?![a-z])/, apply: (_m, s) => setTime(s, 12, 0, 0) },
-  { re: /^tomorrow(?![a-z])/, apply: (_m, s) => ((s.resetTime = true), (s.dayShift += 1), true) },
-  { re: /^yesterday(?![a-z])/, apply: (_m, s) => ((s.resetTime = true), (s.dayShift -= 1), true) },
+  { re: /^tomorrow(?![a-z])/, apply: (_m, s) => set(s, { resetTime: true, dayShift: s.dayShift + 1 }) },
+  { re: /^yesterday(?![a-z])/, apply: (_m, s) => set(s, { resetTime: true, dayShift: s.dayShift - 1 }) },
   {
     // next/last/this + weekday
     re: new RegExp(`^(next|last|previous|this)\\s+${WEEKDAY_RE}(?![a-z])`),

@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { findZone, formatIsoWithOffset, formatUtcMs, formatWall, getZone, isValidTimeZone, parseWall, utcMsToZonedWall, zonedWallToUtcMs } from './zones.js';
+import {
+  findZone,
+  formatIsoWithOffset,
+  formatUtcMs,
+  formatWall,
+  getZone,
+  isValidTimeZone,
+  parseWall,
+  utcMsToZonedWall,
+  zonedWallToUtcMs,
+} from './zones.js';
 
 const w = (s: string) => parseWall(s);
 

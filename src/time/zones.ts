@@ -93,6 +93,12 @@ function formatNumericAbbr(offset: number): string {
   return m === 0 ? `${sign}${h}` : `${sign}${h}${String(m).padStart(2, '0')}`;
 }
 
+/** The abbreviation a POSIX footer rule gives for an offset (standard, or daylight saving time). */
+function fromFooter(footer: { std: string; stdOffset: number; dst?: string }, actualOffsetMinutes: number): string {
+  if (footer.dst === undefined) return footer.std;
+  return actualOffsetMinutes === footer.stdOffset ? footer.std : footer.dst;
+}
+
 /** Abbreviations read from a TZif file: its transitions, then its POSIX footer rule for later instants. */
 class TzAbbreviations {
   constructor(
@@ -104,9 +110,9 @@ class TzAbbreviations {
 
   at(unixSeconds: number, actualOffsetMinutes: number): string | undefined {
     const n = this.transitions.length;
-    if (n > 0 && unixSeconds >= this.transitions[n - 1] && this.footer) return this.fromFooter(actualOffsetMinutes);
+    if (n > 0 && unixSeconds >= this.transitions[n - 1] && this.footer) return fromFooter(this.footer, actualOffsetMinutes);
     if (n === 0 || unixSeconds < this.transitions[0]) {
-      if (this.footer && n === 0) return this.fromFooter(actualOffsetMinutes);
+      if (this.footer && n === 0) return fromFooter(this.footer, actualOffsetMinutes);
       const first = this.infos.find((i) => !i.isDst) ?? this.infos[0];
       return first?.abbr;
     }
@@ -118,12 +124,6 @@ class TzAbbreviations {
       else hi = mid - 1;
     }
     return this.infos[this.types[lo]]?.abbr;
-  }
-
-  private fromFooter(actualOffsetMinutes: number): string {
-    const f = this.footer!;
-    if (f.dst === undefined) return f.std;
-    return actualOffsetMinutes === f.stdOffset ? f.std : f.dst;
   }
 }
 

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { elementsIn, executableVectors, HOSTILE_HTML as CORPUS, isScriptUrl } from '../../../test/helpers/html-safety.js';
+import { HOSTILE_HTML as CORPUS, elementsIn, executableVectors, isScriptUrl } from '../../../test/helpers/html-safety.js';
 import { legacyPlainText, legacySanitizeHtml } from '../../../test/helpers/legacy-kses.js';
 import { plainText, sanitizeHtml } from './html.js';
 
@@ -73,10 +73,15 @@ describe('hostile HTML', () => {
 
   it('keeps what is allowed while dropping what is not', () => {
     assert.equal(
-      sanitizeHtml('<p class="lead" onclick="x()">Hi <a href="mailto:a@b.example" target="_blank">mail</a> <img src="//cdn.example/a.png" alt="a"></p>'),
+      sanitizeHtml(
+        '<p class="lead" onclick="x()">Hi <a href="mailto:a@b.example" target="_blank">mail</a> <img src="//cdn.example/a.png" alt="a"></p>',
+      ),
       '<p class="lead">Hi <a href="mailto:a@b.example" target="_blank">mail</a> <img src="//cdn.example/a.png" alt="a" /></p>',
     );
-    assert.equal(sanitizeHtml('<a href="tel:+33123">t</a><a href="ftp://f.example/x">f</a>'), '<a href="tel:+33123">t</a><a href="ftp://f.example/x">f</a>');
+    assert.equal(
+      sanitizeHtml('<a href="tel:+33123">t</a><a href="ftp://f.example/x">f</a>'),
+      '<a href="tel:+33123">t</a><a href="ftp://f.example/x">f</a>',
+    );
     assert.equal(sanitizeHtml('<a href="java&#x61;script:alert(1)">x</a>'), '<a>x</a>');
     assert.equal(sanitizeHtml('<svg><style><img src=x onerror=alert(1)></style></svg>after'), 'after');
     assert.equal(sanitizeHtml('<b>Rock & roll</b>'), '<b>Rock &amp; roll</b>');

@@ -133,7 +133,8 @@ export function plainText(text: string): string {
     .trim();
 }
 
-const BLOCK = '(?:table|thead|tfoot|caption|col|colgroup|tbody|tr|td|th|div|dl|dd|dt|ul|ol|li|pre|form|map|area|blockquote|address|math|style|p|h[1-6]|hr|fieldset|legend|section|article|aside|hgroup|header|footer|nav|figure|figcaption|details|menu|summary)';
+const BLOCK =
+  '(?:table|thead|tfoot|caption|col|colgroup|tbody|tr|td|th|div|dl|dd|dt|ul|ol|li|pre|form|map|area|blockquote|address|math|style|p|h[1-6]|hr|fieldset|legend|section|article|aside|hgroup|header|footer|nav|figure|figcaption|details|menu|summary)';
 
 /** WordPress' wpautop, simplified: blank lines make paragraphs, single newlines `<br />`, blocks stay. */
 export function autop(text: string): string {
@@ -162,10 +163,10 @@ export function texturize(text: string): string {
             .replace(/--/g, '&#8211;')
             .replace(/ - /g, ' &#8211; ')
             .replace(/\.\.\./g, '&#8230;')
-            .replace(/(^|[\s(\[{"-])"/g, '$1&#8220;')
+            .replace(/(^|[\s([{"-])"/g, '$1&#8220;')
             .replace(/"/g, '&#8221;')
             .replace(/(\w)'(\w)/g, '$1&#8217;$2')
-            .replace(/(^|[\s(\[{"-])'/g, '$1&#8216;')
+            .replace(/(^|[\s([{"-])'/g, '$1&#8216;')
             .replace(/'/g, '&#8217;'),
     )
     .join('')

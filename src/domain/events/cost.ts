@@ -46,7 +46,10 @@ export function deriveCurrency(costs: readonly string[]): { symbol: string; posi
   for (const cost of costs) {
     const first = cost.search(/\d/);
     if (first < 0) continue;
-    let symbol = cost.replace(NUMBER, '').replace(/[\s\-–—]+/g, '').trim();
+    let symbol = cost
+      .replace(NUMBER, '')
+      .replace(/[\s\-–—]+/g, '')
+      .trim();
     // words around a price ("from 10 per person") are not a currency symbol
     if (symbol.length > 8) symbol = '';
     const position = symbol === '' ? '' : cost.trimStart().startsWith(symbol) ? 'prefix' : 'postfix';

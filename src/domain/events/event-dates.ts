@@ -2,9 +2,9 @@
  * An event's stored dates from what a write sent: wall-clock start and end in the event's zone, the same
  * instants in UTC, and the zone's abbreviation at the start (CONTRACT.md §6.2, §9.1, §9.2).
  */
-import { parseDateInput, type ParsedDate } from '../../time/strtotime.js';
+import { type ParsedDate, parseDateInput } from '../../time/strtotime.js';
+import { findZone, formatUtcMs, formatWall, parseWall, type WallTime, type Zone, zonedWallToUtcMs } from '../../time/zones.js';
 import type { EventDetails } from './event.js';
-import { findZone, formatUtcMs, formatWall, parseWall, zonedWallToUtcMs, type WallTime, type Zone } from '../../time/zones.js';
 
 export type EventDates = Pick<EventDetails, 'startDate' | 'endDate' | 'startUtc' | 'endUtc' | 'timezone' | 'timezoneAbbr'>;
 

@@ -1,10 +1,13 @@
 /**
  * The date window of `GET /events` (CONTRACT.md §3.4): defaults, inclusive whole days or exact instants
  * (`strict_dates`), relative bounds, and how they combine. Bounds are wall-clock strings in the site zone,
- * compared with the events' stored wall-clock start and end.
+ * compared with the events' stored wall-clock start and end. The arguments arrive validated (their checks parse
+ * them); one that does not parse here is still answered as the 400 it is.
  */
+
 import { parseDateInput } from '../../time/strtotime.js';
 import { formatWall, getZone, msToWall, utcMsToZonedWall, wallToMs, type Zone } from '../../time/zones.js';
+import { errors } from '../errors.js';
 
 /** The date arguments of a list, by domain name (null or undefined: not given). */
 export type DateArgs = Partial<Record<'startDate' | 'endDate' | 'startsBefore' | 'startsAfter' | 'endsBefore' | 'endsAfter', string | null>>;
@@ -41,18 +44,17 @@ export function defaultWindow(nowMs: number, site: Zone): { start: string; end: 
  * and every relative bound at its day's 23:59:59. Strict: the exact instant, strings read as UTC, shown in the
  * site zone; unix timestamps are absolute.
  */
-export function resolveDateWindow(
-  args: DateArgs,
-  options: { strict: boolean; include: boolean; nowMs: number; siteZone: string },
-): DateWindow {
+export function resolveDateWindow(args: DateArgs, options: { strict: boolean; include: boolean; nowMs: number; siteZone: string }): DateWindow {
   const site = getZone(options.siteZone);
   const utc = getZone('UTC');
   const inclusiveDay = (value: string) => {
-    const parsed = parseDateInput(value, { nowMs: options.nowMs, zone: site })!;
+    const parsed = parseDateInput(value, { nowMs: options.nowMs, zone: site });
+    if (!parsed) throw errors.invalidParam('date');
     return formatWall(parsed.wall).slice(0, 10);
   };
   const exact = (value: string) => {
-    const parsed = parseDateInput(value, { nowMs: options.nowMs, zone: utc })!;
+    const parsed = parseDateInput(value, { nowMs: options.nowMs, zone: utc });
+    if (!parsed) throw errors.invalidParam('date');
     const instant = parsed.instantMs ?? wallToMs(parsed.wall);
     return formatWall(utcMsToZonedWall(instant, site));
   };
@@ -73,7 +75,14 @@ export function resolveDateWindow(
   if (args.endsBefore != null) w.endLt = bound(args.endsBefore);
   if (args.endsAfter != null) w.endGt = bound(args.endsAfter);
 
-  w.effective = { startDate: w.startGte, endDate: w.endLte, startsBefore: w.startLt, startsAfter: w.startGt, endsBefore: w.endLt, endsAfter: w.endGt };
+  w.effective = {
+    startDate: w.startGte,
+    endDate: w.endLte,
+    startsBefore: w.startLt,
+    startsAfter: w.startGt,
+    endsBefore: w.endLt,
+    endsAfter: w.endGt,
+  };
   return w;
 }
 
@@ -81,9 +90,7 @@ export function resolveDateWindow(
 export function parseSearch(search: string): { words: string[]; excluded: string[] } {
   const words: string[] = [];
   const excluded: string[] = [];
-  const re = /(-?)"([^"]+)"|(-?)(\S+)/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(search)) !== null) {
+  for (const m of search.matchAll(/(-?)"([^"]+)"|(-?)(\S+)/g)) {
     const negative = (m[1] ?? m[3]) === '-';
     const term = (m[2] ?? m[4] ?? '').trim();
     if (term === '' || term === '-') continue;

@@ -7,20 +7,29 @@
 import type { Storage } from '../../storage/storage.js';
 import type { ImageRecord } from '../../storage/stores/image.store.js';
 import { getZone, parseWall } from '../../time/zones.js';
-import { isAuthenticated, type Actor } from '../actor.js';
+import { type Actor, isAuthenticated } from '../actor.js';
 import { errors } from '../errors.js';
-import type { LinkedService, LinkedView } from '../linked/linked.service.js';
 import type { OrganizerRecord, VenueRecord } from '../linked/linked.js';
+import type { LinkedService, LinkedView } from '../linked/linked.service.js';
 import { can, canReadPost } from '../policies.js';
-import { PostWriter, type PostKind } from '../posts/post-writer.js';
+import { type PostKind, PostWriter } from '../posts/post-writer.js';
 import { assertMayWrite, postStamp, retryOnConflict } from '../posts/post-writes.js';
 import type { Term } from '../terms/term.js';
 import type { TermService } from '../terms/term.service.js';
 import { listVisibility } from '../visibility.js';
 import { deriveCurrency } from './cost.js';
+import {
+  type EventDetails,
+  type EventInput,
+  type EventListFilter,
+  type EventListQuery,
+  type EventRecord,
+  type LinkedRef,
+  PLAIN_DETAILS,
+  PLAIN_FILTERS,
+} from './event.js';
 import { canonicalZoneName, computeEventDates, readDate } from './event-dates.js';
 import { parseSearch, resolveDateWindow } from './event-query.js';
-import { PLAIN_DETAILS, PLAIN_FILTERS, type EventDetails, type EventInput, type EventListFilter, type EventListQuery, type EventRecord, type LinkedRef } from './event.js';
 
 type PlainDetails = { -readonly [K in keyof typeof PLAIN_DETAILS]: EventDetails[K] };
 
@@ -180,9 +189,7 @@ export class EventService {
       this.storage.venues.findMany(records.map((r) => r.venueId).filter((id): id is number => id !== null)),
     ]);
     const organizers = await this.storage.organizers.findMany([...links.values()].flat());
-    const imageIds = [...records, ...venues.values(), ...organizers.values()]
-      .map((r) => r.imageId)
-      .filter((id): id is number => id !== null);
+    const imageIds = [...records, ...venues.values(), ...organizers.values()].map((r) => r.imageId).filter((id): id is number => id !== null);
     const images = await this.storage.images.findMany(imageIds);
     const image = (id: number | null) => (id === null ? undefined : images.get(id));
     const readable = <R extends VenueRecord | OrganizerRecord>(r: R | undefined): LinkedView<R> | undefined =>

@@ -1,6 +1,6 @@
 import type { LinkedInput } from '../linked/linked.js';
-import type { Visibility } from '../visibility.js';
 import type { PostInput, PostRecord } from '../posts/post.js';
+import type { Visibility } from '../visibility.js';
 
 /** The calendar details of an event, beside its post. */
 export interface EventDetails {

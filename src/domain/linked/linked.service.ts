@@ -6,22 +6,13 @@
 import type { Storage } from '../../storage/storage.js';
 import type { ImageRecord } from '../../storage/stores/image.store.js';
 import { nowUtc } from '../../time/clock.js';
-import { isAuthenticated, type Actor } from '../actor.js';
+import { type Actor, isAuthenticated } from '../actor.js';
 import { errors } from '../errors.js';
 import { can, canEditPost, canReadPost } from '../policies.js';
-import { PostWriter, type PostKind, type PostKindStore } from '../posts/post-writer.js';
+import { type PostKind, type PostKindStore, PostWriter } from '../posts/post-writer.js';
 import { assertMayWrite, postStamp, resolveImage, retryOnConflict } from '../posts/post-writes.js';
 import { listVisibility } from '../visibility.js';
-import {
-  type DetailsRecordOf,
-  type FieldSpec,
-  type KindOf,
-  type LinkedInput,
-  type LinkedKind,
-  type LinkedListQuery,
-  type LinkedType,
-  type RecordOf,
-} from './linked.js';
+import type { DetailsRecordOf, FieldSpec, KindOf, LinkedInput, LinkedKind, LinkedListQuery, LinkedType, RecordOf } from './linked.js';
 
 export interface LinkedView<R = RecordOf<LinkedType>> {
   readonly record: R;
@@ -138,7 +129,13 @@ export class LinkedService<T extends LinkedType> {
       }
       return duplicate.id;
     }
-    const created = await this.writer.insert(tx, actor, { ...input, title: name }, nowMs, async () => this.details(input, undefined, true) as DetailsRecordOf<T>);
+    const created = await this.writer.insert(
+      tx,
+      actor,
+      { ...input, title: name },
+      nowMs,
+      async () => this.details(input, undefined, true) as DetailsRecordOf<T>,
+    );
     return created.id;
   }
 

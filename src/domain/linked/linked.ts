@@ -4,8 +4,9 @@
  * descriptor drives the write arguments (validation per field kind), the store (columns, search), the create
  * defaults and the types below.
  */
-import type { Visibility } from '../visibility.js';
+
 import type { PostInput, PostRecord } from '../posts/post.js';
+import type { Visibility } from '../visibility.js';
 
 export type LinkedType = 'venue' | 'organizer';
 
@@ -54,7 +55,11 @@ export interface LinkedKind<T extends LinkedType = LinkedType, F extends Fields 
    * Fields computed from others after a write's fields are known: `sent` is the input, `current` the record
    * before (undefined for a new one), `out` the detail fields about to be written (completed in place).
    */
-  readonly derive?: (sent: Readonly<Record<string, unknown>>, current: Readonly<Record<string, unknown>> | undefined, out: Record<string, unknown>) => void;
+  readonly derive?: (
+    sent: Readonly<Record<string, unknown>>,
+    current: Readonly<Record<string, unknown>> | undefined,
+    out: Record<string, unknown>,
+  ) => void;
 }
 
 export const VENUE = {
@@ -149,7 +154,11 @@ export interface LinkedListFilter {
  * Venues' `stateprovince` follows state/province/country (CONTRACT.md §6.3) until a request sets it; a value
  * sent stays through partial updates that do not send it (DECISIONS.md); `''` or null go back to deriving it.
  */
-function deriveVenueStateProvince(sent: Readonly<Record<string, unknown>>, current: Readonly<Record<string, unknown>> | undefined, out: Record<string, unknown>): void {
+function deriveVenueStateProvince(
+  sent: Readonly<Record<string, unknown>>,
+  current: Readonly<Record<string, unknown>> | undefined,
+  out: Record<string, unknown>,
+): void {
   const sp = sent.stateprovince;
   if (typeof sp === 'string' && sp !== '') {
     out.stateprovinceExplicit = true;

@@ -6,13 +6,13 @@
  */
 import type { Storage } from '../../storage/storage.js';
 import { parseWall, wallToMs } from '../../time/zones.js';
-import { isAuthenticated, type Actor } from '../actor.js';
-import { errors, type ApiError } from '../errors.js';
+import { type Actor, isAuthenticated } from '../actor.js';
+import { type ApiError, errors } from '../errors.js';
 import { can, canDeletePost, canEditPost } from '../policies.js';
 import { firstFreeSlug, sanitizeSlug } from '../slugs.js';
 import type { PostFields, PostInput, PostPatch, PostRecord, PostType } from './post.js';
 import { assertMayWrite, filterHtml, postStamp, publicationMs, resolveImage, retryOnConflict, type Stamp } from './post-writes.js';
-import { applyScheduling, needsSlug, scaleBackStatus, SLUG_UNIQUE_STATUSES, TRASHED_SUFFIX } from './status.js';
+import { applyScheduling, needsSlug, SLUG_UNIQUE_STATUSES, scaleBackStatus, TRASHED_SUFFIX } from './status.js';
 
 /** What the writer needs of a kind's store (implemented in storage/stores). */
 export interface PostKindStore<R extends PostRecord, D> {
@@ -94,7 +94,14 @@ export class PostWriter<R extends PostRecord, D> {
    * Inside a transaction: stores a new post of this kind, its status scaled back for the caller and scheduled by
    * its date, with the details `details` gives, and answers with the record as written.
    */
-  async insert(tx: Storage, actor: Actor, input: PostInput, nowMs: number, details: (ctx: WriteContext) => Promise<D>, extra: PostPatch = {}): Promise<R> {
+  async insert(
+    tx: Storage,
+    actor: Actor,
+    input: PostInput,
+    nowMs: number,
+    details: (ctx: WriteContext) => Promise<D>,
+    extra: PostPatch = {},
+  ): Promise<R> {
     const published = publicationMs(input, this.siteZone, nowMs) ?? nowMs;
     const status = applyScheduling(scaleBackStatus(actor, input.status ?? undefined), published, nowMs);
     const now = postStamp(nowMs, this.siteZone);
@@ -150,7 +157,13 @@ export class PostWriter<R extends PostRecord, D> {
         if (input.excerpt !== undefined) post.excerpt = filterHtml(actor, input.excerpt ?? '');
         if (input.author !== undefined && input.author !== null) post.authorId = input.author;
         if (input.image !== undefined) post.imageId = await resolveImage(tx, actor, input.image, now);
-        const slug = await this.slug(tx, { requested: input.slug, current: current.slug, title: input.title ?? current.title, status, excludeId: id });
+        const slug = await this.slug(tx, {
+          requested: input.slug,
+          current: current.slug,
+          title: input.title ?? current.title,
+          status,
+          excludeId: id,
+        });
         if (slug !== current.slug) post.slug = slug;
         const ctx: WriteContext = { nowMs, now, status };
         const own = await change(tx, current, ctx);

@@ -3,8 +3,9 @@
  * post date stamps, HTML filtering by capability, featured images, and publication dates (see post-writer.ts
  * for the write path itself).
  */
-import type { Storage } from '../../storage/storage.js';
+
 import { StorageError } from '../../storage/dialects/dialect.js';
+import type { Storage } from '../../storage/storage.js';
 import { parseDateInput } from '../../time/strtotime.js';
 import { formatUtcMs, formatWall, getZone, utcMsToZonedWall, wallToMs, zonedWallToUtcMs } from '../../time/zones.js';
 import type { Actor } from '../actor.js';
@@ -61,12 +62,7 @@ export function publicationMs(
 }
 
 /** An image id must name a stored image; a URL becomes (or reuses) an external image. null/'' clear. */
-export async function resolveImage(
-  tx: Storage,
-  actor: Actor,
-  image: number | string | null | undefined,
-  now: Stamp,
-): Promise<number | null> {
+export async function resolveImage(tx: Storage, actor: Actor, image: number | string | null | undefined, now: Stamp): Promise<number | null> {
   if (image === undefined || image === null || image === '') return null;
   if (typeof image === 'number') {
     if (!(await tx.images.find(image))) throw errors.invalidParam('image');

@@ -4,13 +4,14 @@
  * original does before its permission check); the service re-checks inside its transaction where a race
  * could have changed the answer.
  */
+
+import type { Storage } from '../../storage/storage.js';
 import type { Actor } from '../actor.js';
 import { isAuthenticated } from '../actor.js';
 import { errors } from '../errors.js';
 import { canManageCategories, canManageTags } from '../policies.js';
-import { firstFreeSlug, sanitizeSlug } from '../slugs.js';
-import type { Storage } from '../../storage/storage.js';
 import { retryOnConflict } from '../posts/post-writes.js';
+import { firstFreeSlug, sanitizeSlug } from '../slugs.js';
 import type { TaxonomyInfo, Term, TermFields, TermInput, TermListQuery } from './term.js';
 
 export class TermService {
@@ -68,7 +69,7 @@ export class TermService {
         const base = sanitizeSlug(input.slug ?? name) || sanitizeSlug(name) || 'term';
         const slug = await firstFreeSlug(base, (candidates) => tx.terms.takenSlugs(this.info.taxonomy, candidates));
         const id = await tx.terms.create({ taxonomy: this.info.taxonomy, name, slug, description: input.description ?? '', parentId });
-        return (await tx.terms.find(this.info.taxonomy, id))!;
+        return this.written(tx, id);
       }),
     );
   }
@@ -105,9 +106,16 @@ export class TermService {
           patch.parentId = parentId;
         }
         await tx.terms.update(id, patch);
-        return (await tx.terms.find(this.info.taxonomy, id))!;
+        return this.written(tx, id);
       }),
     );
+  }
+
+  /** The term just written, read back inside the write's transaction. */
+  private async written(tx: Storage, id: number): Promise<Term> {
+    const term = await tx.terms.find(this.info.taxonomy, id);
+    if (!term) throw new Error(`term ${id} is missing right after it was written`);
+    return term;
   }
 
   /** Deletes for good (no trash for terms) and answers with the term as it was. */
@@ -188,6 +196,4 @@ export class TermService {
     }
     return [...ids];
   }
-
-
 }

@@ -2,11 +2,11 @@
  * Users, roles and application passwords: what the CLI manages and what authentication asks.
  */
 import { createHash } from 'node:crypto';
-import { isRole, ROLES, type Actor, type Role } from '../actor.js';
-import type { Storage } from '../../storage/storage.js';
 import { StorageError } from '../../storage/dialects/dialect.js';
+import type { Storage } from '../../storage/storage.js';
 import { nowUtc } from '../../time/clock.js';
-import { generateAppPassword, hashAppPassword, verifyAppPassword, type Kdf } from './passwords.js';
+import { type Actor, isRole, ROLES, type Role } from '../actor.js';
+import { generateAppPassword, hashAppPassword, type Kdf, verifyAppPassword } from './passwords.js';
 
 export class UserError extends Error {
   override name = 'UserError';
@@ -123,7 +123,7 @@ export class UserService {
         const actor: Actor = { kind: 'user', id: c.userId, login: c.login, role: c.role as Role };
         if (key !== undefined) {
           if (this.verified.size >= 10_000) this.verified.clear();
-          this.verified.set(key, { version: credentialsVersion!, actor });
+          if (credentialsVersion !== undefined) this.verified.set(key, { version: credentialsVersion, actor });
         }
         return actor;
       }

@@ -4,7 +4,7 @@
  * fallback (DECISIONS.md).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ANONYMOUS, type Actor } from '../../domain/actor.js';
+import { type Actor, ANONYMOUS } from '../../domain/actor.js';
 import { errors } from '../../domain/errors.js';
 import type { UserService } from '../../domain/users/user.service.js';
 import type { Storage } from '../../storage/storage.js';

@@ -8,8 +8,8 @@
  * nor push out what is read again and again.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { listVisibility } from '../../domain/visibility.js';
 import type { Services } from '../../domain/services.js';
+import { listVisibility } from '../../domain/visibility.js';
 import { NAMESPACE } from '../urls.js';
 
 interface Entry {
@@ -143,13 +143,16 @@ export function registerResponseCache(app: FastifyInstance, services: Services, 
       const value = reply.getHeader(name);
       if (value !== undefined) headers[name] = String(value);
     }
-    cache.set(request.cacheKey, {
-      version: request.cacheVersion!,
-      expires: Date.now() + (request.cacheTtlMs ?? TTL_MS),
-      status: 200,
-      headers,
-      body: Buffer.from(payload),
-    });
+    // (set with the key in onRequest)
+    if (request.cacheVersion !== undefined) {
+      cache.set(request.cacheKey, {
+        version: request.cacheVersion,
+        expires: Date.now() + (request.cacheTtlMs ?? TTL_MS),
+        status: 200,
+        headers,
+        body: Buffer.from(payload),
+      });
+    }
     request.cacheKey = undefined;
     request.cacheLead?.();
     return payload;

@@ -14,7 +14,7 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../config/config.js';
-import { errors, type ApiError } from '../../domain/errors.js';
+import { type ApiError, errors } from '../../domain/errors.js';
 
 /** A rate-limit check never holds a request longer than this when Redis hangs. */
 const COMMAND_TIMEOUT_MS = 500;
@@ -122,7 +122,8 @@ export async function registerRateLimit(app: FastifyInstance, limit: Config['rat
 
 function rawJson(socket: Socket, error: ApiError): void {
   const body = JSON.stringify(error.toBody());
-  const reason = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' }[error.status] ?? 'Bad Request';
+  const reason =
+    { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' }[error.status] ?? 'Bad Request';
   socket.end(
     `HTTP/1.1 ${error.status} ${reason}\r\nContent-Type: application/json; charset=UTF-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
@@ -136,14 +137,16 @@ export function clientErrorHandler(error: NodeJS.ErrnoException & { code?: strin
   }
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return rawJson(socket, errors.headersTooLarge());
+      rawJson(socket, errors.headersTooLarge());
+      return;
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return rawJson(socket, errors.requestTimeout());
+      rawJson(socket, errors.requestTimeout());
+      return;
     case 'ECONNRESET':
     case 'EPIPE':
       socket.destroy();
       return;
     default:
-      return rawJson(socket, errors.badRequest('The request could not be parsed.'));
+      rawJson(socket, errors.badRequest('The request could not be parsed.'));
   }
 }

@@ -7,7 +7,7 @@ import { can } from '../../domain/policies.js';
 import { isStatus } from '../../domain/posts/status.js';
 import { parseDateInput } from '../../time/strtotime.js';
 import { getZone } from '../../time/zones.js';
-import { accept, arg, invalid, parseInteger, type ArgContext } from '../params.js';
+import { type ArgContext, accept, arg, invalid, parseInteger } from '../params.js';
 
 export function absoluteHttpUrl(value: string): boolean {
   try {
@@ -19,8 +19,7 @@ export function absoluteHttpUrl(value: string): boolean {
 }
 
 /** The original's `tribe_is_truthy`. */
-export const truthy = (v: unknown) =>
-  v === true || v === 1 || (typeof v === 'string' && ['1', 'true', 'on', 'yes'].includes(v.trim().toLowerCase()));
+export const truthy = (v: unknown) => v === true || v === 1 || (typeof v === 'string' && ['1', 'true', 'on', 'yes'].includes(v.trim().toLowerCase()));
 
 /** Parseable the way the original's strtotime-based validator accepts it. */
 const dateCheck = (value: string, { services }: ArgContext) =>
@@ -35,11 +34,11 @@ export const dateArg = <const N extends string>(description: string, as: N) =>
 
 /** The publication date pair of every post. */
 export const publicationArgs = {
-  date: dateArg('Publication date, in the site\'s time zone.', 'date'),
+  date: dateArg("Publication date, in the site's time zone.", 'date'),
   date_utc: dateArg('Publication date, in UTC.', 'dateUtc'),
 };
 
-export const authorArg = arg(Type.Integer({ description: 'The author\'s user id (default: the caller).' }), {
+export const authorArg = arg(Type.Integer({ description: "The author's user id (default: the caller)." }), {
   check: async (id: number, { services }: ArgContext) => ((await services.users.exists(id)) ? undefined : invalid()),
 });
 

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 
 export const ErrorSchema = Type.Object(
   {
-    code: Type.String({ description: 'Machine-readable error code (the original API\'s codes).' }),
+    code: Type.String({ description: "Machine-readable error code (the original API's codes)." }),
     message: Type.String({ description: 'Human-readable explanation.' }),
     data: Type.Object(
       {

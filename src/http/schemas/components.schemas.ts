@@ -2,7 +2,7 @@
  * The named parts of the response objects (CONTRACT.md §1.2, §2): what events, venues, organizers and terms
  * embed. `/doc` lists each under its title; serializers take their types from these.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 
 /** The post's status and dates, as every post object carries them (in this order). */
 export const postDates = {

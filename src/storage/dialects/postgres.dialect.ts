@@ -1,8 +1,17 @@
 import { createHash } from 'node:crypto';
+import { type ColumnDefinitionBuilder, type Expression, Kysely, PostgresDialect as KyselyPostgres, type LogEvent, sql } from 'kysely';
 import pg from 'pg';
-import { Kysely, type LogEvent, PostgresDialect as KyselyPostgres, sql, type ColumnDefinitionBuilder, type Expression } from 'kysely';
 import type { Database } from '../database.js';
-import { CREDENTIAL_TABLES, CREDENTIALS_VERSION_ID, DATA_VERSION_QUERY, DATA_VERSION_STRIPES, readVersions, StorageError, type Dialect, type Versions } from './dialect.js';
+import {
+  CREDENTIAL_TABLES,
+  CREDENTIALS_VERSION_ID,
+  DATA_VERSION_QUERY,
+  DATA_VERSION_STRIPES,
+  type Dialect,
+  readVersions,
+  StorageError,
+  type Versions,
+} from './dialect.js';
 
 // count(*) and bigint ids come back as strings by default; every integer we store fits in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));

@@ -1,10 +1,19 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, type LogEvent, SqliteDialect as KyselySqlite, sql, type ColumnDefinitionBuilder, type Expression } from 'kysely';
+import { type ColumnDefinitionBuilder, type Expression, Kysely, SqliteDialect as KyselySqlite, type LogEvent, sql } from 'kysely';
 import type { SqliteSynchronous } from '../../config/config.js';
 import type { Database } from '../database.js';
-import { CREDENTIAL_TABLES, CREDENTIALS_VERSION_ID, DATA_VERSION_ID, DATA_VERSION_QUERY, readVersions, StorageError, type Dialect, type Versions } from './dialect.js';
+import {
+  CREDENTIAL_TABLES,
+  CREDENTIALS_VERSION_ID,
+  DATA_VERSION_ID,
+  DATA_VERSION_QUERY,
+  type Dialect,
+  readVersions,
+  StorageError,
+  type Versions,
+} from './dialect.js';
 
 export interface SqliteOptions {
   /** File path, or `:memory:`. */
@@ -80,9 +89,7 @@ export class SqliteDialect implements Dialect {
     // savepoints (see writeTransaction) keep their undo pages here; on disk they made every insert slower
     this.raw.pragma('temp_store = MEMORY');
     // SQLite's lower() folds ASCII only; this one folds every script, like PostgreSQL's.
-    this.raw.function('ulower', { deterministic: true }, (value: unknown) =>
-      typeof value === 'string' ? value.toLowerCase() : value,
-    );
+    this.raw.function('ulower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
     this.raw.function('geo_distance_km', { deterministic: true }, (lat1: unknown, lng1: unknown, lat2: unknown, lng2: unknown) =>
       lat1 === null || lng1 === null ? null : haversineKm(Number(lat1), Number(lng1), Number(lat2), Number(lng2)),
     );
@@ -162,7 +169,8 @@ export class SqliteDialect implements Dialect {
         if (this.pendingWrites.length === 0) break;
       }
       if (done.length >= MAX_GROUP) break;
-      const job = this.pendingWrites.shift()!;
+      const job = this.pendingWrites.shift();
+      if (!job) break;
       try {
         await sql`savepoint write`.execute(conn);
         const result = await job.fn(conn);
@@ -264,7 +272,10 @@ export class SqliteDialect implements Dialect {
     this.raw.pragma('journal_mode = OFF');
     this.raw.pragma('synchronous = OFF');
     this.raw.pragma('cache_size = -1048576');
-    const indexes = this.raw.prepare(`select name, sql from sqlite_master where type = 'index' and sql is not null`).all() as { name: string; sql: string }[];
+    const indexes = this.raw.prepare(`select name, sql from sqlite_master where type = 'index' and sql is not null`).all() as {
+      name: string;
+      sql: string;
+    }[];
     for (const index of indexes) this.raw.exec(`drop index "${index.name}"`);
     this.droppedIndexes = indexes.map((i) => i.sql);
   }

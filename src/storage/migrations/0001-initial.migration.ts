@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Dialect } from '../dialects/dialect.js';
 import type { Migration } from './migrator.js';
 

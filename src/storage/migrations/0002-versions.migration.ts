@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { CREDENTIAL_TABLES, CREDENTIALS_VERSION_ID, DATA_VERSION_STRIPES } from '../dialects/dialect.js';
 import type { Dialect } from '../dialects/dialect.js';
+import { CREDENTIAL_TABLES, CREDENTIALS_VERSION_ID, DATA_VERSION_STRIPES } from '../dialects/dialect.js';
 import type { Migration } from './migrator.js';
 
 /**

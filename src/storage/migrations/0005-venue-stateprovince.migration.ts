@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Migration } from './migrator.js';
 
 /**
@@ -8,7 +8,10 @@ import type { Migration } from './migrator.js';
 export const venueStateProvince: Migration = {
   name: '0005-venue-stateprovince',
   async up(db: Kysely<any>) {
-    await db.schema.alterTable('venues').addColumn('stateprovince_explicit', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable('venues')
+      .addColumn('stateprovince_explicit', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
     await sql`
       update venues set stateprovince_explicit = 1
       where stateprovince <> case when lower(trim(country)) in ('', 'us', 'usa', 'united states') then state else province end

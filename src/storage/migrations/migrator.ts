@@ -2,7 +2,7 @@
  * Schema migrations: an ordered list, each applied once inside a transaction that holds a cross-process lock,
  * recorded in `schema_migrations`. The same list runs on both databases. Landed migrations are never edited.
  */
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Dialect } from '../dialects/dialect.js';
 import { initial } from './0001-initial.migration.js';
 import { versions } from './0002-versions.migration.js';

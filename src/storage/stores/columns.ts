@@ -6,6 +6,7 @@
 import type { Updateable } from 'kysely';
 import type { Flag } from '../database.js';
 
+/** A column's conversion. (Method syntax: a codec of one column type stands for any column's in a map.) */
 export interface Codec<V, C> {
   toRow(value: V): C;
   fromRow(value: C): V;
@@ -28,7 +29,7 @@ export const nullableNumber: Codec<number | null, number | null> = {
   fromRow: (v) => (v === null ? null : Number(v)),
 };
 
-type Entry<V, Table> = (keyof Table & string) | readonly [keyof Table & string, Codec<V, any>];
+type Entry<V, Table> = (keyof Table & string) | readonly [keyof Table & string, Codec<V, unknown>];
 
 export interface ColumnMap<D, Table> {
   /** Column names in declaration order. */

@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import type { EventDetails, EventListFilter, EventRecord } from '../../domain/events/event.js';
 import type { LinkedType } from '../../domain/linked/linked.js';
 import type { PostFields, PostPatch } from '../../domain/posts/post.js';
@@ -48,7 +48,10 @@ const statements = statementSet((dialect: Dialect) => ({
     dialect,
     `insert into events (post_id, status, ${eventColumns.columns.join(', ')}) values (?, ?, ${placeholders(eventColumns.columns.length)})`,
   ),
-  find: new Statement<Record<string, unknown>>(dialect, 'select posts.*, events.* from events inner join posts on posts.id = events.post_id where events.post_id = ?'),
+  find: new Statement<Record<string, unknown>>(
+    dialect,
+    'select posts.*, events.* from events inner join posts on posts.id = events.post_id where events.post_id = ?',
+  ),
   slugTaken: new Statement(
     dialect,
     `select 1 as taken from posts where type = 'event' and slug = ? and status in (${placeholders(3)}) and id <> ? limit 1`,
@@ -115,7 +118,8 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
 
   async insert(post: PostFields, details: EventDetails): Promise<number> {
     const row = await this.sql.insertPost.first(this.db, postColumns.toValues(post));
-    const id = Number(row!.id);
+    if (!row) throw new Error('insert into posts returned no id');
+    const id = Number(row.id);
     await this.sql.insertEvent.run(this.db, [id, post.status, ...eventColumns.toValues(details)]);
     return id;
   }
@@ -156,7 +160,11 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
   /** Mirrors a status change made on `posts` directly (scheduled posts coming due). */
   async syncStatus(ids: readonly number[], status: string): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.updateTable('events').set({ status }).where('post_id', 'in', [...ids]).execute();
+    await this.db
+      .updateTable('events')
+      .set({ status })
+      .where('post_id', 'in', [...ids])
+      .execute();
   }
 
   /** Takes a trashed venue or organizer off every event that had it (and only that one). */
@@ -181,7 +189,6 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     return new Set((await q.execute()).map((r) => r.slug));
   }
 
-
   private conditions(eb: Eb, f: EventListFilter): Expression<SqlBool> {
     const c: Expression<SqlBool>[] = [];
     const visible = visiblePosts(eb, f.visibility, VISIBILITY_COLUMNS);
@@ -201,11 +208,22 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     if (f.venues) c.push(f.venues.length > 0 ? eb('events.venue_id', 'in', [...f.venues]) : sql<SqlBool>`1 = 0`);
     if (f.organizers) {
       c.push(
-        eb('events.post_id', 'in', eb.selectFrom('event_organizers').select('event_organizers.event_id').where('event_organizers.organizer_id', 'in', [...f.organizers])),
+        eb(
+          'events.post_id',
+          'in',
+          eb
+            .selectFrom('event_organizers')
+            .select('event_organizers.event_id')
+            .where('event_organizers.organizer_id', 'in', [...f.organizers]),
+        ),
       );
     }
     if (f.hasGeo !== undefined) {
-      const located = eb.selectFrom('venues').select('venues.post_id').where('venues.geo_lat', 'is not', null).where('venues.geo_lng', 'is not', null);
+      const located = eb
+        .selectFrom('venues')
+        .select('venues.post_id')
+        .where('venues.geo_lat', 'is not', null)
+        .where('venues.geo_lng', 'is not', null);
       if (f.hasGeo === false) c.push(eb.or([eb('events.venue_id', 'is', null), eb('events.venue_id', 'not in', located)]));
       else c.push(eb('events.venue_id', 'in', located));
     }
@@ -216,7 +234,10 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
           : eb(
               'events.post_id',
               'in',
-              eb.selectFrom('term_relationships').select('term_relationships.post_id').where('term_relationships.term_id', 'in', [...group]),
+              eb
+                .selectFrom('term_relationships')
+                .select('term_relationships.post_id')
+                .where('term_relationships.term_id', 'in', [...group]),
             ),
       );
     }
@@ -240,10 +261,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     if (filter.near) filter = (await this.withNearVenues(filter)).filter;
     const byDays = countableByDays(filter);
     if (byDays) {
-      let q = this.db
-        .selectFrom('event_day_counts')
-        .select(sql<number>`coalesce(sum(n), 0)`.as('n'))
-        .where('hidden', '=', 0);
+      let q = this.db.selectFrom('event_day_counts').select(sql<number>`coalesce(sum(n), 0)`.as('n')).where('hidden', '=', 0);
       if (byDays.statuses !== 'all') q = q.where('status', 'in', [...byDays.statuses]);
       if (filter.statuses) q = q.where('status', 'in', [...filter.statuses]);
       else q = q.where('status', 'not in', ['trash', 'auto-draft']);
@@ -306,7 +324,10 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     if (total === 0 || offset >= total) return { events: [], total };
     if (near) {
       // nearest first: pick the page's ids from the venue index alone, then read those rows
-      const ranks = sql.join(near.map((v) => sql`when ${v.id} then ${v.rank}`), sql` `);
+      const ranks = sql.join(
+        near.map((v) => sql`when ${v.id} then ${v.rank}`),
+        sql` `,
+      );
       const page = await this.db
         .selectFrom('events')
         .$if(needsPostRow(filter) || filter.orderByDate === true, (qb) => qb.innerJoin('posts', 'posts.id', 'events.post_id'))

@@ -39,7 +39,11 @@ export class ImageStore {
 
   async findMany(ids: readonly number[]): Promise<Map<number, ImageRecord>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.db.selectFrom('images').selectAll().where('post_id', 'in', [...new Set(ids)]).execute();
+    const rows = await this.db
+      .selectFrom('images')
+      .selectAll()
+      .where('post_id', 'in', [...new Set(ids)])
+      .execute();
     return new Map(rows.map((r) => [r.post_id, toRecord(r)]));
   }
 
@@ -63,7 +67,9 @@ export class ImageStore {
       .returning('id')
       .executeTakeFirstOrThrow();
     await this.db.insertInto('images').values({ post_id: id, url, extension, mime_type: mime, sizes: '{}' }).execute();
-    return (await this.find(id))!;
+    const image = await this.find(id);
+    if (!image) throw new Error(`image ${id} is missing right after it was written`);
+    return image;
   }
 }
 

@@ -1,8 +1,9 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import type { Insertable } from 'kysely';
+import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import {
-  LINKED_KINDS,
   type DetailsRecordOf,
   type FieldSpec,
+  LINKED_KINDS,
   type LinkedListFilter,
   type LinkedType,
   type RecordOf,
@@ -10,10 +11,9 @@ import {
 import type { PostFields, PostPatch } from '../../domain/posts/post.js';
 import type { PostKindStore } from '../../domain/posts/post-writer.js';
 import { visiblePosts } from '../../domain/visibility.js';
-import type { Insertable } from 'kysely';
-import type { Database, OrganizersTable, PostsTable, VenuesTable } from '../database.js';
+import type { Database, EventsTable, OrganizersTable, PostsTable, VenuesTable } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
-import { columnMap, flag, nullableNumber, type Codec, type ColumnMap } from './columns.js';
+import { type Codec, type ColumnMap, columnMap, flag, nullableNumber } from './columns.js';
 import { likeContains } from './like.js';
 import { postColumns } from './post.store.js';
 
@@ -21,7 +21,7 @@ type DetailsTables = { venue: VenuesTable; organizer: OrganizersTable };
 
 /** A kind's detail columns, from its descriptor: each field's wire name is its column. */
 function detailColumns<T extends LinkedType>(type: T): ColumnMap<DetailsRecordOf<T>, DetailsTables[T]> {
-  const codecFor = (spec: FieldSpec): Codec<any, any> | undefined =>
+  const codecFor = (spec: FieldSpec): Codec<unknown, unknown> | undefined =>
     spec.kind === 'flag' ? flag : spec.kind === 'latitude' || spec.kind === 'longitude' ? nullableNumber : undefined;
   const entries = Object.fromEntries(
     Object.entries({ ...LINKED_KINDS[type].fields, ...LINKED_KINDS[type].kept } as Readonly<Record<string, FieldSpec>>).map(([name, spec]) => {
@@ -36,6 +36,8 @@ const DETAIL_COLUMNS = { venue: detailColumns('venue'), organizer: detailColumns
 
 /** What the queries see: the tables, and the details table under the `d` alias. */
 type Joined = Database & { d: VenuesTable | OrganizersTable };
+/** A record's linked events, under the aliases the list's subqueries give them. */
+type LinkedEvents = Database & { le: EventsTable; lp: PostsTable };
 
 /**
  * Venues or organizers: a `posts` row of that type and its details row, read and written together. One class
@@ -75,7 +77,9 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
 
   async findMany(ids: readonly number[]): Promise<Map<number, RecordOf<T>>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.select().where('d.post_id', 'in', [...new Set(ids)]).execute();
+    const rows = await this.select()
+      .where('d.post_id', 'in', [...new Set(ids)])
+      .execute();
     return new Map(rows.map((r) => [Number(r.id), this.map(r)]));
   }
 
@@ -140,42 +144,63 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
     const c: Expression<SqlBool>[] = [];
     if (f.statuses) c.push(eb('posts.status', 'in', [...f.statuses]));
     else c.push(eb('posts.status', 'not in', ['trash', 'auto-draft']));
-    const visible = visiblePosts(eb, f.visibility, { status: 'posts.status', authorId: 'posts.author_id', statusBeforeTrash: 'posts.status_before_trash' });
+    const visible = visiblePosts(eb, f.visibility, {
+      status: 'posts.status',
+      authorId: 'posts.author_id',
+      statusBeforeTrash: 'posts.status_before_trash',
+    });
     if (visible) c.push(visible);
     if (f.searchTokens && f.searchTokens.length > 0) {
       const tokens = f.searchTokens.map((t) => t.toLowerCase());
       c.push(eb.or(this.searched.map((col) => eb.and(tokens.map((token) => likeContains(this.dialect.lower(sql.ref(col)), token, 'contains'))))));
     }
-    // the events linked to this record, as `lp` (the event's post) and `le` (its events row)
-    const linked = (narrow: (q: SelectQueryBuilder<any, any, any>) => SelectQueryBuilder<any, any, any>) =>
+    // this record's events, as `lp` (the event's post) and `le` (its events row), narrowed by `where`
+    const linked = (where: (e: ExpressionBuilder<LinkedEvents, 'le' | 'lp'>) => Expression<SqlBool>) =>
       this.type === 'venue'
         ? // (no NULLs in the list: `not in` a list holding NULL is never true, and has_events=false needs it)
-          eb('posts.id', 'in', narrow(eb.selectFrom('events as le').innerJoin('posts as lp', 'lp.id', 'le.post_id').select('le.venue_id').where('le.venue_id', 'is not', null)))
+          eb(
+            'posts.id',
+            'in',
+            eb
+              .selectFrom('events as le')
+              .innerJoin('posts as lp', 'lp.id', 'le.post_id')
+              .select('le.venue_id')
+              .where('le.venue_id', 'is not', null)
+              .where(where),
+          )
         : eb(
             'posts.id',
             'in',
-            narrow(
-              eb
-                .selectFrom('event_organizers as lo')
-                .innerJoin('posts as lp', 'lp.id', 'lo.event_id')
-                .innerJoin('events as le', 'le.post_id', 'lo.event_id')
-                .select('lo.organizer_id'),
-            ),
+            eb
+              .selectFrom('event_organizers as lo')
+              .innerJoin('posts as lp', 'lp.id', 'lo.event_id')
+              .innerJoin('events as le', 'le.post_id', 'lo.event_id')
+              .select('lo.organizer_id')
+              // (this subquery has `lo` too; the condition reads only `le` and `lp`)
+              .where((e) => where(e as unknown as ExpressionBuilder<LinkedEvents, 'le' | 'lp'>)),
           );
-    if (f.event !== undefined) c.push(linked((q) => q.where('lp.id', '=', f.event)));
+    const event = f.event;
+    if (event !== undefined) c.push(linked((e) => e('lp.id', '=', event)));
     if (f.hasEvents !== undefined) {
-      const having = linked((q) => q.where('lp.status', 'not in', ['draft', 'pending', 'auto-draft']));
+      const having = linked((e) => e('lp.status', 'not in', ['draft', 'pending', 'auto-draft']));
       c.push(f.hasEvents ? having : eb.not(having));
     }
     if (f.upcomingFrom !== undefined) {
+      const from = f.upcomingFrom;
       c.push(
-        linked((q) =>
-          q
-            .where('le.start_utc', '>=', f.upcomingFrom)
-            .where('le.hide_from_listings', '=', 0)
-            .where('lp.status', 'not in', ['trash', 'auto-draft'])
-            .where((e: ExpressionBuilder<any, any>) => visiblePosts(e, f.visibility, { status: 'lp.status', authorId: 'lp.author_id', statusBeforeTrash: 'lp.status_before_trash' }) ?? sql<SqlBool>`1 = 1`),
-        ),
+        linked((e) => {
+          const visible = visiblePosts(e, f.visibility, {
+            status: 'lp.status',
+            authorId: 'lp.author_id',
+            statusBeforeTrash: 'lp.status_before_trash',
+          });
+          return e.and([
+            e('le.start_utc', '>=', from),
+            e('le.hide_from_listings', '=', 0),
+            e('lp.status', 'not in', ['trash', 'auto-draft']),
+            ...(visible ? [visible] : []),
+          ]);
+        }),
       );
     }
     return eb.and(c);

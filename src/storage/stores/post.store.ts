@@ -52,7 +52,13 @@ export class PostStore {
       .select(['id', 'type', 'author_id', 'status', 'status_before_trash'])
       .where('id', 'in', [...new Set(ids)])
       .execute();
-    return rows.map((row) => ({ id: row.id, type: row.type, authorId: row.author_id, status: row.status, statusBeforeTrash: row.status_before_trash }));
+    return rows.map((row) => ({
+      id: row.id,
+      type: row.type,
+      authorId: row.author_id,
+      status: row.status,
+      statusBeforeTrash: row.status_before_trash,
+    }));
   }
 
   /**

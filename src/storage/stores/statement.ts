@@ -35,7 +35,10 @@ export function statementSet<T>(build: (dialect: Dialect) => T): (dialect: Diale
   const built = new WeakMap<Dialect, T>();
   return (dialect) => {
     let set = built.get(dialect);
-    if (!set) built.set(dialect, (set = build(dialect)));
+    if (!set) {
+      set = build(dialect);
+      built.set(dialect, set);
+    }
     return set;
   };
 }

@@ -1,13 +1,22 @@
-import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
-import type { TermListQuery } from '../../domain/terms/term.js';
-import type { Term, TermFields } from '../../domain/terms/term.js';
+import { type Expression, type ExpressionBuilder, type Kysely, type QueryCreator, type SqlBool, sql } from 'kysely';
+import type { Term, TermFields, TermListQuery } from '../../domain/terms/term.js';
 import { nowUtc } from '../../time/clock.js';
 import type { Database, Taxonomy, TermRow, TermsTable } from '../database.js';
 import { columnMap } from './columns.js';
 
+/** The tables a term list sees: with `hide_empty`, the non-empty terms and their ancestors (a recursive CTE). */
+type WithVisibleTerms = Database & { visible_terms: { id: number; parent_id: number } };
+
 /** The written columns of `terms` (see columns.ts); ids, counts and stamps are the store's. */
-const termColumns = columnMap<TermsTable>()<TermFields>({ taxonomy: 'taxonomy', name: 'name', slug: 'slug', description: 'description', parentId: 'parent_id' });
+const termColumns = columnMap<TermsTable>()<TermFields>({
+  taxonomy: 'taxonomy',
+  name: 'name',
+  slug: 'slug',
+  description: 'description',
+  parentId: 'parent_id',
+});
 type TermFieldsRow = Pick<TermsTable, 'taxonomy' | 'name' | 'slug' | 'description' | 'parent_id'>;
+
 import type { Dialect } from '../dialects/dialect.js';
 import { likeContains } from './like.js';
 import { Statement, statementSet } from './statement.js';
@@ -49,7 +58,7 @@ export class TermStore {
     this.sql = statements(dialect);
   }
 
-  private withCount(db: Kysely<Database> = this.db) {
+  private withCount(db: QueryCreator<Database> = this.db) {
     return db.selectFrom('terms').selectAll('terms');
   }
 
@@ -75,11 +84,14 @@ export class TermStore {
 
   /** Which of these slugs terms of the taxonomy already have. */
   async takenSlugs(taxonomy: Taxonomy, candidates: readonly string[], excludeId?: number): Promise<Set<string>> {
-    let q = this.db.selectFrom('terms').select('slug').where('taxonomy', '=', taxonomy).where('slug', 'in', [...candidates]);
+    let q = this.db
+      .selectFrom('terms')
+      .select('slug')
+      .where('taxonomy', '=', taxonomy)
+      .where('slug', 'in', [...candidates]);
     if (excludeId !== undefined) q = q.where('id', '!=', excludeId);
     return new Set((await q.execute()).map((r) => r.slug));
   }
-
 
   /** Stores a new term (stamped now); returns its id. */
   async create(term: TermFields): Promise<number> {
@@ -93,7 +105,11 @@ export class TermStore {
   }
 
   async update(id: number, patch: Partial<TermFields>): Promise<void> {
-    await this.db.updateTable('terms').set({ ...termColumns.toRow(patch), modified_at: nowUtc() }).where('id', '=', id).execute();
+    await this.db
+      .updateTable('terms')
+      .set({ ...termColumns.toRow(patch), modified_at: nowUtc() })
+      .where('id', '=', id)
+      .execute();
   }
 
   /** Deletes a term: its children move up to its parent; its post relationships go with it. */
@@ -127,7 +143,7 @@ export class TermStore {
   }
 
   async list(taxonomy: Taxonomy, query: TermListQuery): Promise<{ terms: Term[]; total: number }> {
-    const filters = (eb: any): Expression<SqlBool> => {
+    const filters = (eb: ExpressionBuilder<WithVisibleTerms, 'terms'>): Expression<SqlBool> => {
       const conditions: Expression<SqlBool>[] = [eb('terms.taxonomy', '=', taxonomy)];
       if (query.search !== undefined) {
         conditions.push(
@@ -142,9 +158,7 @@ export class TermStore {
       if (query.parent !== undefined) conditions.push(eb('terms.parent_id', '=', query.parent));
       if (query.slug !== undefined) conditions.push(eb('terms.slug', '=', query.slug));
       if (query.post !== undefined) {
-        conditions.push(
-          eb('terms.id', 'in', eb.selectFrom('term_relationships').select('term_id').where('post_id', '=', query.post)),
-        );
+        conditions.push(eb('terms.id', 'in', eb.selectFrom('term_relationships').select('term_id').where('post_id', '=', query.post)));
       }
       if (query.hideEmpty) {
         conditions.push(eb('terms.id', 'in', eb.selectFrom('visible_terms').select('visible_terms.id')));
@@ -154,20 +168,16 @@ export class TermStore {
 
     // Non-empty terms and, in a hierarchy, every ancestor of one (WordPress shows an empty parent of a
     // non-empty child).
-    const withVisible = <Q>(build: (db: any) => Q): Q => {
-      if (!query.hideEmpty) return build(this.db);
+    const withVisible = <Q>(build: (db: QueryCreator<WithVisibleTerms>) => Q): Q => {
+      // without hide_empty no condition names `visible_terms`, so the query needs no such table
+      if (!query.hideEmpty) return build(this.db as unknown as QueryCreator<WithVisibleTerms>);
       const db = this.db.withRecursive('visible_terms(id, parent_id)', (qb) =>
         qb
           .selectFrom('terms as t')
           .select(['t.id', 't.parent_id'])
           .where('t.taxonomy', '=', taxonomy)
           .where('t.count', '>', 0)
-          .union((qb2) =>
-            qb2
-              .selectFrom('terms as t2')
-              .innerJoin('visible_terms as v', 'v.parent_id', 't2.id')
-              .select(['t2.id', 't2.parent_id']),
-          ),
+          .union((qb2) => qb2.selectFrom('terms as t2').innerJoin('visible_terms as v', 'v.parent_id', 't2.id').select(['t2.id', 't2.parent_id'])),
       );
       return build(db);
     };
@@ -175,15 +185,15 @@ export class TermStore {
     const totalRow = await withVisible((db) =>
       db
         .selectFrom('terms')
-        .select((e: any) => e.fn.countAll().as('n'))
+        .select((e) => e.fn.countAll<number>().as('n'))
         .where(filters)
         .executeTakeFirstOrThrow(),
     );
-    const total = Number((totalRow as { n: number }).n);
+    const total = Number(totalRow.n);
 
     const direction = query.order;
     const rows = await withVisible((db) => {
-      let q = this.withCount(db).where(filters);
+      let q = db.selectFrom('terms').selectAll('terms').where(filters);
       switch (query.orderby) {
         case 'id':
         case 'term_id':

@@ -1,5 +1,5 @@
 /** Response schemas of the category and tag routes (CONTRACT.md §2.5a): the term and the list envelope. */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { TermUrlsSchema } from '../../schemas/components.schemas.js';
 
 const head = {

@@ -4,12 +4,12 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../../domain/services.js';
-import { TERM_ORDER_BY, type TaxonomyInfo, type TermListQuery, type TermOrderBy } from '../../../domain/terms/term.js';
+import { type TaxonomyInfo, TERM_ORDER_BY, type TermListQuery, type TermOrderBy } from '../../../domain/terms/term.js';
 import type { TermService } from '../../../domain/terms/term.service.js';
 import { serializeTerm } from '../../../serializers/term.serializer.js';
 import { collection, pageArg, perPageArg } from '../../collection.js';
-import { accept, arg, invalid, nonEmptyString, required, type ArgContext } from '../../params.js';
-import { route, UPDATE_METHODS, type RouteContext, type RouteSpec } from '../../route.js';
+import { type ArgContext, accept, arg, invalid, nonEmptyString, required } from '../../params.js';
+import { type RouteContext, type RouteSpec, route, UPDATE_METHODS } from '../../route.js';
 import { readablePostId } from '../post-args.js';
 import { CategorySchema, TagSchema, termListSchema } from './categories-tags.schemas.js';
 
@@ -50,7 +50,8 @@ export function termRoutes(info: TaxonomyInfo): RouteSpec[] {
       default: 'name',
       carry: 'raw',
       check: (v: string) =>
-        nonEmptyString(v) ?? accept<TermOrderBy>((TERM_ORDER_BY as readonly string[]).includes(v.toLowerCase()) ? (v.toLowerCase() as TermOrderBy) : 'name'),
+        nonEmptyString(v) ??
+        accept<TermOrderBy>((TERM_ORDER_BY as readonly string[]).includes(v.toLowerCase()) ? (v.toLowerCase() as TermOrderBy) : 'name'),
     }),
     hide_empty: arg(Type.Boolean({ description: 'Hide terms no published event carries.' }), { as: 'hideEmpty', default: true }),
     ...(info.hierarchical ? { parent: parentArg } : {}),

@@ -1,7 +1,7 @@
 /** `GET /doc`: the OpenAPI document, generated once from the registered routes (spec §4.1, CONTRACT.md §1.2). */
 import { Type } from '@sinclair/typebox';
 import { buildOpenApiDocument } from '../../openapi.js';
-import { route, type RouteRegistry, type RouteSpec } from '../../route.js';
+import { type RouteRegistry, type RouteSpec, route } from '../../route.js';
 
 export function docRoutes(registry: RouteRegistry): RouteSpec[] {
   let cached: { server: string; document: unknown } | undefined;

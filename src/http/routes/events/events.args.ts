@@ -11,9 +11,9 @@ import type { LinkedType } from '../../../domain/linked/linked.js';
 import type { Services } from '../../../domain/services.js';
 import { isValidTimeZone } from '../../../time/zones.js';
 import { pageArg, perPageArg } from '../../collection.js';
-import { accept, arg, argsFor, invalid, Invalid, nonEmptyString, required, resolveArgs, withDefault, type ArgContext } from '../../params.js';
-import { linkedWriteArgs } from '../venues-organizers/venues-organizers.args.js';
+import { type ArgContext, accept, arg, argsFor, Invalid, invalid, nonEmptyString, required, resolveArgs, withDefault } from '../../params.js';
 import { authorArg, dateArg, imageArg, publicationArgs, readablePostId, statusArg, statusFilterArg, truthy, websiteArg } from '../post-args.js';
+import { linkedWriteArgs } from '../venues-organizers/venues-organizers.args.js';
 
 const bool = <const N extends string>(description: string, as: N) => arg(Type.Boolean({ description }), { as });
 
@@ -24,7 +24,11 @@ const bool = <const N extends string>(description: string, as: N) => arg(Type.Bo
 function termList(value: unknown): (string | number)[] | undefined {
   if (value === '') return [];
   if (typeof value === 'number') return [value];
-  if (typeof value === 'string') return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (typeof value === 'string')
+    return value
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) return termList(Object.values(value));
   if (Array.isArray(value)) {
     const out: (string | number)[] = [];
@@ -96,7 +100,11 @@ const organizerArg = arg(
       if (isEmpty(value)) return accept<LinkedRef[]>([]);
       let items: unknown[];
       if (Array.isArray(value)) items = value;
-      else if (typeof value === 'string' && /^[\d\s,]+$/.test(value)) items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+      else if (typeof value === 'string' && /^[\d\s,]+$/.test(value))
+        items = value
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
       else items = [value];
       if (items.length > 100) return invalid('At most 100 organizers.');
       const refs: LinkedRef[] = [];
@@ -119,12 +127,12 @@ export const eventUpdateArgs = argsFor<EventInput>()({
   slug: arg(Type.String({ description: 'The event slug.' }), { check: nonEmptyString }),
   excerpt: arg(Type.String({ description: 'The event excerpt.' }), { check: nonEmptyString }),
   status: statusArg,
-  timezone: arg(Type.String({ description: 'IANA time zone, UTC, or UTC±N; empty for the site\'s.' }), {
+  timezone: arg(Type.String({ description: "IANA time zone, UTC, or UTC±N; empty for the site's." }), {
     check: (v: string) => (v === '' || isValidTimeZone(v) ? undefined : invalid()),
   }),
   all_day: bool('Whether the event lasts whole days.', 'allDay'),
-  start_date: dateArg('Start, in the event\'s time zone.', 'startDate'),
-  end_date: dateArg('End, in the event\'s time zone.', 'endDate'),
+  start_date: dateArg("Start, in the event's time zone.", 'startDate'),
+  end_date: dateArg("End, in the event's time zone.", 'endDate'),
   image: imageArg(true),
   cost: arg(Type.Unknown({ description: 'The cost: a string, or an array of strings; empty clears it.' }), {
     check: (v: unknown) => {

@@ -1,5 +1,5 @@
 /** Response schemas of the event routes: the Event object of CONTRACT.md §2.1 and the list envelope. */
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { CostDetailsSchema, DateDetailsSchema, EmbeddedTermSchema, ImageSchema, postDates } from '../../schemas/components.schemas.js';
 import { OrganizerSchema, VenueSchema } from '../venues-organizers/venues-organizers.schemas.js';
 
@@ -10,7 +10,7 @@ export const EventSchema = Type.Object(
     id: Type.Integer(),
     global_id: Type.String(),
     global_id_lineage: Type.Array(Type.String()),
-    author: Type.String({ description: 'The author\'s user id, as a string.' }),
+    author: Type.String({ description: "The author's user id, as a string." }),
     ...postDates,
     url: Type.String({ format: 'uri' }),
     rest_url: Type.String({ format: 'uri' }),

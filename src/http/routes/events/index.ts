@@ -6,8 +6,8 @@ import { errors } from '../../../domain/errors.js';
 import { can } from '../../../domain/policies.js';
 import { serializeEvent } from '../../../serializers/event.serializer.js';
 import { collection } from '../../collection.js';
-import { arg, invalid, type ArgContext } from '../../params.js';
-import { route, UPDATE_METHODS, type RouteContext, type RouteSpec } from '../../route.js';
+import { type ArgContext, arg, invalid } from '../../params.js';
+import { type RouteContext, type RouteSpec, route, UPDATE_METHODS } from '../../route.js';
 import { eventCreateArgs, eventListArgs, eventUpdateArgs } from './events.args.js';
 import { EventListSchema, EventSchema } from './events.schemas.js';
 

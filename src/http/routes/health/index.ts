@@ -4,7 +4,7 @@ import type { Services } from '../../../domain/services.js';
 import type { RouteRegistry } from '../../route.js';
 import { NAMESPACE, type Urls } from '../../urls.js';
 import { describeRoutes } from '../namespace/namespace.index.js';
-import { wordpressTimezone, type SiteFacts } from '../wordpress/wordpress.index.js';
+import { type SiteFacts, wordpressTimezone } from '../wordpress/wordpress.index.js';
 
 export function registerServiceRoutes(app: FastifyInstance, services: Services, registry: RouteRegistry, urls: Urls, site: SiteFacts) {
   app.get('/healthz', async (request, reply) => {

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { errors } from '../../../domain/errors.js';
 import { arg } from '../../params.js';
-import { route, type RouteRegistry, type RouteSpec } from '../../route.js';
+import { type RouteRegistry, type RouteSpec, route } from '../../route.js';
 import { NAMESPACE } from '../../urls.js';
 import { describeRoutes } from './namespace.index.js';
 

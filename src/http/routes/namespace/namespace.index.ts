@@ -2,8 +2,9 @@
  * The namespace index (`GET /calendar/events/v1`, CONTRACT.md §1.1) and the root index (`GET /`), generated
  * from the registry so they list every route as it is actually registered.
  */
+
+import { type RouteRegistry, wpPattern } from '../../route.js';
 import { publicSchema } from '../../schema-keywords.js';
-import { wpPattern, type RouteRegistry } from '../../route.js';
 import { NAMESPACE, type Urls } from '../../urls.js';
 
 export interface RouteEntry {

@@ -4,13 +4,13 @@
  */
 import { Type } from '@sinclair/typebox';
 import { errors } from '../../../domain/errors.js';
-import type { LinkedView } from '../../../domain/linked/linked.service.js';
 import type { LinkedInput, LinkedType, RecordOf } from '../../../domain/linked/linked.js';
+import type { LinkedView } from '../../../domain/linked/linked.service.js';
 import { can } from '../../../domain/policies.js';
 import { serializeLinked } from '../../../serializers/linked.serializer.js';
 import { collection } from '../../collection.js';
-import { arg, invalid, type ArgContext, type Args } from '../../params.js';
-import { route, UPDATE_METHODS, type RouteContext, type RouteSpec } from '../../route.js';
+import { type ArgContext, type Args, arg, invalid } from '../../params.js';
+import { type RouteContext, type RouteSpec, route, UPDATE_METHODS } from '../../route.js';
 import type { Urls } from '../../urls.js';
 import { linkedListArgs, linkedWriteArgs } from './venues-organizers.args.js';
 import { LINKED_SCHEMAS, linkedListSchema } from './venues-organizers.schemas.js';

@@ -6,16 +6,16 @@
 import { Type } from '@sinclair/typebox';
 import { plainText } from '../../../domain/content/html.js';
 import {
-  LINKED_KINDS,
   type FieldSpec,
   type KindOf,
+  LINKED_KINDS,
   type LinkedInput,
   type LinkedListQuery,
   type LinkedType,
   type WireDetailsOf,
 } from '../../../domain/linked/linked.js';
 import { pageArg, perPageArg } from '../../collection.js';
-import { accept, arg, argsFor, nonEmptyString, type Arg, type ArgsMatch } from '../../params.js';
+import { type Arg, type ArgsMatch, accept, arg, argsFor, nonEmptyString } from '../../params.js';
 import { authorArg, imageArg, publicationArgs, readablePostId, statusArg, statusFilterArg, truthy, websiteArg } from '../post-args.js';
 
 /** The argument of one detail field, checked by its kind. */
@@ -58,8 +58,8 @@ const postArgs = {
 };
 
 export type LinkedWriteArgs<T extends LinkedType> = typeof postArgs & { readonly [K in T]: typeof nameArg } & DetailArgs<T> & {
-  readonly image: ReturnType<typeof imageArg>;
-};
+    readonly image: ReturnType<typeof imageArg>;
+  };
 
 /** Write arguments of a venue or organizer, in the original's order; `create` marks the name required. */
 export function linkedWriteArgs<T extends LinkedType>(type: T, create: boolean): LinkedWriteArgs<T> {
@@ -78,7 +78,10 @@ export function linkedWriteArgs<T extends LinkedType>(type: T, create: boolean):
 }
 
 /** Compile-time: each kind's write arguments are exactly what its service takes. */
-export type LinkedArgsMatch = [ArgsMatch<LinkedWriteArgs<'venue'>, LinkedInput<'venue'>>, ArgsMatch<LinkedWriteArgs<'organizer'>, LinkedInput<'organizer'>>];
+export type LinkedArgsMatch = [
+  ArgsMatch<LinkedWriteArgs<'venue'>, LinkedInput<'venue'>>,
+  ArgsMatch<LinkedWriteArgs<'organizer'>, LinkedInput<'organizer'>>,
+];
 const linkedArgsMatch: LinkedArgsMatch = [{}, {}];
 void linkedArgsMatch;
 

@@ -1,13 +1,13 @@
 /** Response schemas of venues and organizers: keys with empty values are left out, hence the optional ones. */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { ImageSchema, postDates } from '../../schemas/components.schemas.js';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import type { LinkedType } from '../../../domain/linked/linked.js';
+import { ImageSchema, postDates } from '../../schemas/components.schemas.js';
 
 const opt = <T extends TSchema>(schema: T) => Type.Optional(schema);
 
 const head = {
   id: Type.Integer(),
-  author: opt(Type.String({ description: 'The author\'s user id, as a string.' })),
+  author: opt(Type.String({ description: "The author's user id, as a string." })),
   ...postDates,
   url: Type.String({ format: 'uri' }),
 };
