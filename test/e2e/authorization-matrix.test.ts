@@ -15,6 +15,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type Caller, type Response, type TestApp } from '../helpers/app.js';
 import { databaseDigest, postDigest, termDigest } from '../helpers/digest.js';
+import { runInfo, writeMeasured } from '../helpers/measured.js';
 
 type Role = 'administrator' | 'editor' | 'author' | 'contributor' | 'subscriber';
 type PostType = 'event' | 'venue' | 'organizer';
@@ -105,6 +106,11 @@ describe('authorization matrix', () => {
   let t: TestApp;
   let cells = 0;
   let counter = 0;
+  /** What the cells covered, for the summary `npm run matrix` keeps (test/measured). */
+  const tally = { sections: {} as Record<string, number>, methods: {} as Record<string, number>, outcomes: {} as Record<string, number> };
+  let section = '';
+  const started = Date.now();
+  const bump = (into: Record<string, number>, key: string) => (into[key] = (into[key] ?? 0) + 1);
   /** Published, administrator-owned things the events made here link to, so their rows are part of each digest. */
   let fixtures: { venue: number; organizer: number; category: number; tag: number };
 
@@ -124,6 +130,8 @@ describe('authorization matrix', () => {
   });
   after(() => {
     process.stdout.write(`# authorization matrix: ${cells} cells checked\n`);
+    const file = writeMeasured('matrix', { ...runInfo(), duration_ms: Date.now() - started, cells, ...tally });
+    if (file) process.stdout.write(`# authorization matrix summary written to ${file}\n`);
     return t.close();
   });
 
@@ -132,6 +140,10 @@ describe('authorization matrix', () => {
     assert.equal(res.status, expected.status, `${label}: ${res.text.slice(0, 300)}`);
     if (expected.code !== undefined) assert.equal(res.body?.code, expected.code, `${label}: ${res.text.slice(0, 300)}`);
     cells++;
+    bump(tally.sections, section);
+    const method = label.split(/[: ]/)[0];
+    bump(tally.methods, method);
+    bump(tally.outcomes, method === 'HEAD' ? `${expected.status} (HEAD: no body, no code)` : `${expected.status}${expected.code ? ` ${expected.code}` : ''}`);
   }
 
   const storedSlug = async (id: number) =>
@@ -202,7 +214,8 @@ describe('authorization matrix', () => {
   const pathOf = (o: Obj, route: 'id' | 'slug') => (route === 'id' ? `/${o.type}s/${o.id}` : `/${o.type}s/by-slug/${o.slug}`);
 
   for (const type of ['event', 'venue', 'organizer'] as const) {
-    it(`${type}s: GET, HEAD, OPTIONS and an update (POST, PUT or PATCH) by id and by slug, for every caller, owner and status`, async () => {
+    it(`${type}s: GET, HEAD, OPTIONS and an update (POST, PUT or PATCH) by id and by slug, for every caller, owner and status`, async (ctx) => {
+      section = ctx.name;
       let objectIndex = 0;
       for (const owner of OWNERS) {
         for (const status of STATUSES) {
@@ -256,7 +269,8 @@ describe('authorization matrix', () => {
       }
     });
 
-    it(`${type}s: DELETE by id and by slug, for every caller, owner and status`, async () => {
+    it(`${type}s: DELETE by id and by slug, for every caller, owner and status`, async (ctx) => {
+      section = ctx.name;
       for (const owner of OWNERS) {
         for (const status of STATUSES) {
           // a refused delete leaves the object for the next caller; an allowed one uses it up
@@ -283,7 +297,8 @@ describe('authorization matrix', () => {
       }
     });
 
-    it(`${type}s: create, list, HEAD and OPTIONS on the collection, for every caller`, async () => {
+    it(`${type}s: create, list, HEAD and OPTIONS on the collection, for every caller`, async (ctx) => {
+      section = ctx.name;
       const plural = `${type}s`;
       for (const caller of CALLERS) {
         const name = `New ${type} by ${caller} ${++counter}`;
@@ -316,7 +331,8 @@ describe('authorization matrix', () => {
   }
 
   for (const taxonomy of ['categories', 'tags'] as const) {
-    it(`${taxonomy}: every route and method for every caller`, async () => {
+    it(`${taxonomy}: every route and method for every caller`, async (ctx) => {
+      section = ctx.name;
       // categories: edit_tribe_events and publish_tribe_events; tags: and manage_categories (CONTRACT.md §7.2)
       const manage = (c: Caller) => has(c, 'edit') && (taxonomy === 'categories' ? has(c, 'publish') : has(c, 'manage_categories'));
       for (const caller of CALLERS) {
@@ -381,7 +397,8 @@ describe('authorization matrix', () => {
     });
   }
 
-  it('the namespace index and /doc answer everyone (GET, HEAD, OPTIONS)', async () => {
+  it('the namespace index and /doc answer everyone (GET, HEAD, OPTIONS)', async (ctx) => {
+    section = ctx.name;
     for (const caller of CALLERS) {
       const expected = caller === 'bad' ? BAD_CREDENTIALS : { status: 200 };
       for (const path of ['/calendar/events/v1', '/doc']) {

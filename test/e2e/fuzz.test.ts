@@ -18,13 +18,10 @@
  * changes nothing (a digest of every table before and after).
  *
  * `npm test` runs the sweep and 250 sampled requests with a fixed seed. `npm run fuzz` runs more (FUZZ_RUNS,
- * default 5,000; FUZZ_SEED, default random) and, with FUZZ_REPORT set to a folder (it sets test/measured),
- * writes a JSON summary of what ran there: fuzz-<date>-<dialect>-<seed>.json (SECURITY.md).
+ * default 5,000; FUZZ_SEED, default random; FUZZ_SWEEP hostile values per argument in the sweep, default 4)
+ * and writes a JSON summary of what ran into test/measured/fuzz-<date>-<dialect>-<seed>.json (SECURITY.md).
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import qs from 'qs';
@@ -33,15 +30,13 @@ import { BASE, createTestApp, type Caller, type Response, type TestApp } from '.
 import { DIALECT } from '../helpers/db.js';
 import { databaseDigest } from '../helpers/digest.js';
 import { makeCategory, makeEvent, makeLinked, makeTag } from '../helpers/factories.js';
+import { runInfo, writeMeasured } from '../helpers/measured.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 250);
 const SEED =
   process.env.FUZZ_SEED === 'random' ? Math.floor(Math.random() * 2 ** 31) : process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : 20261122;
 /** Hostile values per declared argument in the sweep (alternately a hostile text and a value of the wrong shape). */
 const SWEEP_VALUES = Math.max(1, Number(process.env.FUZZ_SWEEP ?? 1));
-/** Folder (relative to the repository) for the run's summary; unset in `npm test`, which writes nothing. */
-const REPORT_DIR = process.env.FUZZ_REPORT;
-const ROOT = new URL('../../../', import.meta.url).pathname;
 
 // ---- hostile values ------------------------------------------------------------------------------------
 
@@ -319,10 +314,7 @@ describe('fuzzing every route with bad input', () => {
 
   after(async () => {
     const summary = {
-      date: new Date().toISOString(),
-      commit: git(['rev-parse', 'HEAD']),
-      uncommitted_changes: git(['status', '--porcelain']) !== '',
-      dialect: DIALECT,
+      ...runInfo(),
       /** Route paths below are relative to this (`/` is the namespace index). */
       namespace: BASE,
       seed: SEED,
@@ -345,13 +337,8 @@ describe('fuzzing every route with bad input', () => {
     process.stdout.write(
       `# fuzz (${DIALECT}): ${summary.requests.total} requests (sweep ${summary.requests.sweep} over ${summary.targets} route × method targets, ${summary.requests.sampled} sampled), seed ${SEED}, ${failures.length} failure(s)\n`,
     );
-    if (REPORT_DIR) {
-      const dir = resolve(ROOT, REPORT_DIR);
-      mkdirSync(dir, { recursive: true });
-      const file = join(dir, `fuzz-${summary.date.slice(0, 10)}-${DIALECT}-${SEED}.json`);
-      writeFileSync(file, JSON.stringify(summary, null, 2) + '\n');
-      process.stdout.write(`# fuzz summary written to ${file}\n`);
-    }
+    const file = writeMeasured('fuzz', summary, `-${SEED}`);
+    if (file) process.stdout.write(`# fuzz summary written to ${file}\n`);
     await t?.close();
   });
 
@@ -621,11 +608,3 @@ describe('fuzzing every route with bad input', () => {
     assert.deepEqual(failures.slice(earlier), [], `${failures.length - earlier} failing sampled request(s), seed ${SEED}`);
   });
 });
-
-function git(args: string[]): string {
-  try {
-    return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
-  } catch {
-    return 'unknown';
-  }
-}
