@@ -18,12 +18,12 @@ function git(args: string[]): string {
   }
 }
 
-/** What identifies a run: when, on which commit (and whether the tree had changes), which database, which Node. */
+/** What identifies a run: when, on which commit (and whether tracked files differed from it), which database, which Node. */
 export function runInfo() {
   return {
     date: new Date().toISOString(),
     commit: git(['rev-parse', 'HEAD']),
-    uncommitted_changes: git(['status', '--porcelain']) !== '',
+    uncommitted_changes: git(['status', '--porcelain', '--untracked-files=no']) !== '',
     dialect: DIALECT,
     node: process.version,
   };
