@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { DIALECT } from './db.js';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
@@ -18,12 +18,20 @@ function git(args: string[]): string {
   }
 }
 
-/** What identifies a run: when, on which commit (and whether tracked files differed from it), which database, which Node. */
+/** The summaries themselves are not code: a run after another one's summary is still a run of the commit. */
+function summariesPathspec(): string[] {
+  const dir = process.env.MEASURED_DIR;
+  if (!dir) return [];
+  const inRepo = relative(ROOT, resolve(ROOT, dir));
+  return inRepo.startsWith('..') || isAbsolute(inRepo) ? [] : [`:(exclude)${inRepo}`];
+}
+
+/** What identifies a run: when, on which commit (and whether tracked code differed from it), which database, which Node. */
 export function runInfo() {
   return {
     date: new Date().toISOString(),
     commit: git(['rev-parse', 'HEAD']),
-    uncommitted_changes: git(['status', '--porcelain', '--untracked-files=no']) !== '',
+    uncommitted_changes: git(['status', '--porcelain', '--untracked-files=no', '--', '.', ...summariesPathspec()]) !== '',
     dialect: DIALECT,
     node: process.version,
   };
