@@ -127,6 +127,13 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
   });
 
   registerErrorHandling(app, storage, config.bodyLimit);
+  // Fastify's 404 router parses query strings with its own parser, not the one above: parse them the same
+  // way, so that `_envelope[x]` or `_jsonp[]` mean on an unknown path what they mean on a known one.
+  app.addHook('onRequest', async (request) => {
+    if (!request.is404) return;
+    const at = request.url.indexOf('?');
+    request.query = at < 0 ? {} : qs.parse(request.url.slice(at + 1), QUERY_OPTIONS);
+  });
   await registerCors(app, config.corsOrigins);
   await registerRateLimit(app, config.rateLimit, config.redis);
   registerAuth(app, services.users, storage);
