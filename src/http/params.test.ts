@@ -82,4 +82,10 @@ describe('resolveArgs', () => {
     const args = await resolveArgs(specs, { path: {}, body: { name: 'n', flag: null }, query: {} }, {} as Services);
     assert.equal(args.flag, null);
   });
+
+  it('gives JSON null the default of an argument that has one (nothing can clear a page size)', async () => {
+    const args = await resolveArgs(specs, { path: {}, body: { name: 'n', page: null, per_page: null }, query: {} }, {} as Services);
+    assert.equal(args.page, 1);
+    assert.equal(args.per_page, 4);
+  });
 });

@@ -4,6 +4,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createTestApp, PUBLIC_URL, type TestApp } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/db.js';
+import { makeLinked } from '../helpers/factories.js';
 
 const NS = `${PUBLIC_URL}/calendar/events/v1`;
 
@@ -121,6 +122,19 @@ describe('request model', () => {
     assert.equal((await t.get('/events', { query: { page: '1e18' } })).status, 404);
     assert.equal((await t.get('/categories', { query: { page: '1e18' } })).status, 200);
     assert.equal((await t.get('/categories', { query: 'per_page=2&per_page=3' })).status, 200, 'the last duplicate wins');
+  });
+
+  it('reads a JSON null page or per_page as its default, on every list (the fuzzer found a 500 and an uncapped page)', async () => {
+    for (let i = 0; i < 6; i++) await makeLinked(t, 'venue', { venue: `Null page venue ${i}` });
+    for (const list of ['/events', '/venues', '/organizers', '/categories', '/tags']) {
+      for (const body of [{ per_page: null }, { page: null }, { page: null, per_page: null }]) {
+        const res = await t.post(list, { query: { _method: 'GET' }, json: body });
+        assert.equal(res.status, 200, `${list} ${JSON.stringify(body)}: ${res.text.slice(0, 200)}`);
+        assert.equal(res.headers['x-tec-totalpages'], String(Math.ceil(Number(res.headers['x-tec-total']) / 4)), `${list}: 4 a page`);
+        const key = list.slice(1);
+        assert.ok(res.body[key].length <= 4, `${list}: at most 4 items`);
+      }
+    }
   });
 
   it('collects every invalid parameter into one error', async () => {
