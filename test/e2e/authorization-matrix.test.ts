@@ -13,7 +13,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type Caller, type Response, type TestApp } from '../helpers/app.js';
+import { type Caller, createTestApp, type Response, type TestApp } from '../helpers/app.js';
 import { databaseDigest, postDigest, termDigest } from '../helpers/digest.js';
 import { runInfo, writeMeasured } from '../helpers/measured.js';
 
@@ -145,7 +145,10 @@ describe('authorization matrix', () => {
       bump(tally.sections, section);
       const method = label.split(/[: ]/)[0];
       bump(tally.methods, method);
-      bump(tally.outcomes, method === 'HEAD' ? `${expected.status} (HEAD: no body, no code)` : `${expected.status}${expected.code ? ` ${expected.code}` : ''}`);
+      bump(
+        tally.outcomes,
+        method === 'HEAD' ? `${expected.status} (HEAD: no body, no code)` : `${expected.status}${expected.code ? ` ${expected.code}` : ''}`,
+      );
     };
 
   const storedSlug = async (id: number) =>
@@ -159,7 +162,11 @@ describe('authorization matrix', () => {
   async function ensureSlug(type: PostType, id: number): Promise<void> {
     if ((await storedSlug(id)) !== '') return;
     // (a prefix no title here sanitizes to: a slug shared with a published post would send the route elsewhere)
-    await t.storage.db.updateTable('posts').set({ slug: `unpublished-${type}-${id}` }).where('id', '=', id).execute();
+    await t.storage.db
+      .updateTable('posts')
+      .set({ slug: `unpublished-${type}-${id}` })
+      .where('id', '=', id)
+      .execute();
   }
 
   const eventTimes = () => ({ start_date: '+1 day 10:00', end_date: '+1 day 11:00' });
@@ -317,8 +324,7 @@ describe('authorization matrix', () => {
       for (const caller of CALLERS) {
         const name = `New ${type} by ${caller} ${++counter}`;
         const json = type === 'event' ? { title: name, ...eventTimes() } : { [type]: name };
-        const expected: Expect =
-          caller === 'bad' ? BAD_CREDENTIALS : has(caller, 'edit') ? { status: 201 } : forbidden(caller);
+        const expected: Expect = caller === 'bad' ? BAD_CREDENTIALS : has(caller, 'edit') ? { status: 201 } : forbidden(caller);
         const before = await databaseDigest(t.storage);
         const res = await t.post(`/${plural}`, { as: caller, json });
         check(res, expected, `POST ${plural} as ${caller}`);
@@ -365,13 +371,15 @@ describe('authorization matrix', () => {
         assert.equal(listHead.text, '');
         const listOptions = await t.request('OPTIONS', `/${taxonomy}`, { as: caller });
         check(listOptions, read, `OPTIONS ${taxonomy} as ${caller}`);
-        if (caller !== 'bad') assert.deepEqual(allowOf(listOptions), manage(caller) ? ['GET', 'POST'] : ['GET'], `OPTIONS ${taxonomy} Allow as ${caller}`);
+        if (caller !== 'bad')
+          assert.deepEqual(allowOf(listOptions), manage(caller) ? ['GET', 'POST'] : ['GET'], `OPTIONS ${taxonomy} Allow as ${caller}`);
 
         const newName = `By ${caller} ${++counter}`;
         let before = await databaseDigest(t.storage);
         const created = await t.post(`/${taxonomy}`, { as: caller, json: { name: newName } });
         check(created, write(201), `POST ${taxonomy} as ${caller}`);
-        if (created.status >= 400) assert.equal(await databaseDigest(t.storage), before, `a refused ${taxonomy} create by ${caller} changed the database`);
+        if (created.status >= 400)
+          assert.equal(await databaseDigest(t.storage), before, `a refused ${taxonomy} create by ${caller} changed the database`);
         else assert.equal((await t.get(`/${taxonomy}/${created.body.id}`)).body.name, newName);
 
         const item = `/${taxonomy}/${id}`;
@@ -382,7 +390,11 @@ describe('authorization matrix', () => {
         const options = await t.request('OPTIONS', item, { as: caller });
         check(options, read, `OPTIONS one of ${taxonomy} as ${caller}`);
         if (caller !== 'bad') {
-          assert.deepEqual(allowOf(options), manage(caller) ? ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'] : ['GET'], `OPTIONS one of ${taxonomy} Allow as ${caller}`);
+          assert.deepEqual(
+            allowOf(options),
+            manage(caller) ? ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'] : ['GET'],
+            `OPTIONS one of ${taxonomy} Allow as ${caller}`,
+          );
         }
 
         for (const method of UPDATE_METHODS) {

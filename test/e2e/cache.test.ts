@@ -50,7 +50,10 @@ describe('response cache', () => {
     const cached = await t.get('/categories', { query: { hide_empty: 0 } });
     const before = cached.body.total;
     const db = t.storage.db as any;
-    await db.insertInto('terms').values({ taxonomy: 'tribe_events_cat', name: 'Raw', slug: 'raw', description: '', parent_id: 0, created_at: 'x', modified_at: 'x' }).execute();
+    await db
+      .insertInto('terms')
+      .values({ taxonomy: 'tribe_events_cat', name: 'Raw', slug: 'raw', description: '', parent_id: 0, created_at: 'x', modified_at: 'x' })
+      .execute();
     const fresh = await t.get('/categories', { query: { hide_empty: 0 } });
     assert.equal(fresh.headers['x-cache'], undefined);
     assert.equal(fresh.body.total, before + 1);
@@ -63,7 +66,7 @@ describe('response cache', () => {
     await t.get('/events', { ...q, as: 'editor' });
     assert.equal((await t.get('/events', { ...q, as: 'editor' })).headers['x-cache'], 'hit');
     assert.equal((await t.get('/events', { ...q, as: 'administrator' })).body.total, 1);
-    assert.equal((await t.get('/events', q)).body.total, 0, 'not the editors\' answer');
+    assert.equal((await t.get('/events', q)).body.total, 0, "not the editors' answer");
     assert.equal((await t.get('/events', { ...q, as: 'contributor2' })).body.total, 0);
     assert.equal((await t.get('/events', { ...q, as: 'contributor' })).body.total, 1);
   });
@@ -74,10 +77,7 @@ describe('response cache', () => {
       await new Promise((resolve) => setTimeout(resolve, 1200));
       return (await t.get('/events', { query })).headers['x-cache'];
     };
-    const [days, seconds] = await Promise.all([
-      hits({ per_page: '7' }),
-      hits({ per_page: '7', strict_dates: 'true', starts_after: 'now' }),
-    ]);
+    const [days, seconds] = await Promise.all([hits({ per_page: '7' }), hits({ per_page: '7', strict_dates: 'true', starts_after: 'now' })]);
     assert.equal(days, 'hit', 'the default window moves once a day');
     assert.equal(seconds, undefined, '"now" moves every second');
   });
@@ -133,7 +133,7 @@ describe('two apps on two connections to one database (processes: test/integrati
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('see each other\'s writes at once, through their caches', async () => {
+  it("see each other's writes at once, through their caches", async () => {
     const list = async (app: typeof a) => (await app.inject({ url: '/calendar/events/v1/events?per_page=50' })).json().total;
     assert.equal(await list(a), 0);
     assert.equal(await list(a), 0);
@@ -165,7 +165,10 @@ describe('credential checks', () => {
       const revokee = await users.add({ login: 'cached', role: 'editor' });
       const bystander = await users.add({ login: 'bystander', role: 'editor' });
       const get = (login: string, password: string) =>
-        app.inject({ url: '/calendar/events/v1/tags', headers: { authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}` } });
+        app.inject({
+          url: '/calendar/events/v1/tags',
+          headers: { authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}` },
+        });
       assert.equal((await get('cached', revokee.password)).statusCode, 200);
       assert.equal((await get('bystander', bystander.password)).statusCode, 200);
       credentialReads.length = 0;
@@ -176,7 +179,7 @@ describe('credential checks', () => {
       const refused = await get('cached', revokee.password);
       assert.equal(refused.statusCode, 401);
       assert.equal(refused.json().code, 'incorrect_password');
-      assert.equal((await get('bystander', bystander.password)).statusCode, 200, 'another user\'s password still works');
+      assert.equal((await get('bystander', bystander.password)).statusCode, 200, "another user's password still works");
     } finally {
       await app.close();
       await other.close();

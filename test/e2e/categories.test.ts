@@ -230,7 +230,10 @@ describe('categories: read, update, delete', () => {
     const reparented = await t.get(`/categories/${child.id}`);
     assert.equal(reparented.body.parent, grand.id);
     const ofEvent = await t.get('/categories', { query: { post: eventId, hide_empty: 0 } });
-    assert.deepEqual(ofEvent.body.categories.map((c: { id: number }) => c.id), [child.id]);
+    assert.deepEqual(
+      ofEvent.body.categories.map((c: { id: number }) => c.id),
+      [child.id],
+    );
   });
 
   it('checks permissions on delete', async () => {
@@ -296,7 +299,10 @@ describe('categories: list', () => {
     const byId = await t.get('/categories', { query: { orderby: 'id', order: 'desc', include: `${ids.b},${ids.A},${ids.C}` } });
     assert.deepEqual(names(byId), ['C', 'A', 'b']);
     const byCount = await t.get('/categories', { query: { orderby: 'count', order: 'DESC', per_page: 2 } });
-    assert.deepEqual(byCount.body.categories.map((c: { count: number }) => c.count), [2, 2]);
+    assert.deepEqual(
+      byCount.body.categories.map((c: { count: number }) => c.count),
+      [2, 2],
+    );
     const byInclude = await t.get('/categories', { query: { orderby: 'include', include: `${ids.C},${ids.b},${ids.A}` } });
     assert.deepEqual(names(byInclude), ['C', 'b', 'A']);
     const unknown = await t.get('/categories', { query: { orderby: 'whatever', include: `${ids.C},${ids.b},${ids.A}` } });

@@ -19,10 +19,19 @@ describe('what clients of the original send and expect', () => {
     const tag = await makeTag(t, { name: 'object-tag' });
     const created = await t.post('/events', {
       as: 'editor',
-      json: { title: 'Object terms', start_date: '2031-01-01 10:00', end_date: '2031-01-01 11:00', categories: { id: jazz.id }, tags: { a: tag.id, b: 'object-new-tag' } },
+      json: {
+        title: 'Object terms',
+        start_date: '2031-01-01 10:00',
+        end_date: '2031-01-01 11:00',
+        categories: { id: jazz.id },
+        tags: { a: tag.id, b: 'object-new-tag' },
+      },
     });
     assert.equal(created.status, 201, created.text);
-    assert.deepEqual(created.body.categories.map((c: { id: number }) => c.id), [jazz.id]);
+    assert.deepEqual(
+      created.body.categories.map((c: { id: number }) => c.id),
+      [jazz.id],
+    );
     assert.deepEqual(created.body.tags.map((c: { slug: string }) => c.slug).sort(), ['object-new-tag', 'object-tag']);
 
     const updated = await t.patch(`/events/${created.body.id}`, { as: 'editor', json: { categories: { 0: blues.id, 1: jazz.id }, tags: {} } });
@@ -45,12 +54,15 @@ describe('what clients of the original send and expect', () => {
     assert.equal(cleared.status, 200, cleared.text);
     assert.equal(cleared.body.image, false);
     assert.equal((await t.get(`/events/${e.id}`)).body.image, false);
-    const none = await t.post('/events', { as: 'administrator', json: { title: 'No image', start_date: '2031-02-01', end_date: '2031-02-01', image: '' } });
+    const none = await t.post('/events', {
+      as: 'administrator',
+      json: { title: 'No image', start_date: '2031-02-01', end_date: '2031-02-01', image: '' },
+    });
     assert.equal(none.status, 201, none.text);
     assert.equal(none.body.image, false);
   });
 
-  it('reads an event\'s publication date in the site time zone, not the event\'s, on create and update', async () => {
+  it("reads an event's publication date in the site time zone, not the event's, on create and update", async () => {
     // site: New York (UTC-4 in May); event: Tokyo
     const e = await makeEvent(t, { timezone: 'Asia/Tokyo', date: '2020-05-01 09:00:00' });
     assert.equal(e.date, '2020-05-01 09:00:00');

@@ -4,7 +4,7 @@ import { createTestApp, type Response, type TestApp } from '../helpers/app.js';
 import { DIALECT } from '../helpers/db.js';
 import { makeCategory } from '../helpers/factories.js';
 import { injectFault, writeSteps } from '../helpers/faults.js';
-import { diffSnapshots, recountedDayCounts, snapshot, storedDayCounts, WRITE_TABLES, type Row } from '../helpers/snapshot.js';
+import { diffSnapshots, type Row, recountedDayCounts, snapshot, storedDayCounts, WRITE_TABLES } from '../helpers/snapshot.js';
 
 describe('concurrent writes', () => {
   let t: TestApp;
@@ -62,9 +62,18 @@ describe('concurrent writes', () => {
         assert.equal(res.status, 201, `create ${i}: ${res.text}`);
         assert.equal(res.body.title, `Concurrent ${i}`);
         assert.equal(res.body.venue.venue, `Concurrent Hall ${i}`);
-        assert.deepEqual(res.body.organizer.map((o: any) => o.organizer), [`Concurrent Organizer ${i}`]);
-        assert.deepEqual(res.body.tags.map((tag: any) => [tag.name, tag.count]), [[`fresh-tag-${i}`, 1]]);
-        assert.deepEqual(res.body.categories.map((c: any) => c.id), [shared.id]);
+        assert.deepEqual(
+          res.body.organizer.map((o: any) => o.organizer),
+          [`Concurrent Organizer ${i}`],
+        );
+        assert.deepEqual(
+          res.body.tags.map((tag: any) => [tag.name, tag.count]),
+          [[`fresh-tag-${i}`, 1]],
+        );
+        assert.deepEqual(
+          res.body.categories.map((c: any) => c.id),
+          [shared.id],
+        );
         assert.equal(res.body.image.url, `https://images.example.com/concurrent-${i}.png`);
       }
     });
@@ -103,7 +112,7 @@ describe('concurrent writes', () => {
     assert.deepEqual(
       diff.terms.added.map((r) => [String(r.name), Number(r.count)]).sort(),
       [['Concurrent shared', expected.length], ...expected.map((i) => [`fresh-tag-${i}`, 1])].sort(),
-      'the shared category counts the successful events; each one\'s new tag counts it',
+      "the shared category counts the successful events; each one's new tag counts it",
     );
     const dayTotal = (rows: Row[] | undefined) => (rows ?? []).reduce((sum, r) => sum + Number(r.n), 0);
     assert.equal(dayTotal(diff.event_day_counts.added) - dayTotal(diff.event_day_counts.removed), expected.length);
@@ -158,7 +167,12 @@ describe('concurrent writes', () => {
       else assert.deepEqual(outcome, { status: 'fulfilled', value: i });
     });
     const tags = await t.get('/tags', { query: { search: 'grouped-', per_page: 100, hide_empty: 'false' } });
-    const expected = ['grouped-taken', ...Array.from({ length: 24 }, (_, i) => i).filter((i) => i % 4 === 0 || i % 4 === 3).map((i) => `grouped-${i}`)];
+    const expected = [
+      'grouped-taken',
+      ...Array.from({ length: 24 }, (_, i) => i)
+        .filter((i) => i % 4 === 0 || i % 4 === 3)
+        .map((i) => `grouped-${i}`),
+    ];
     assert.deepEqual(tags.body.tags.map((tag: any) => tag.name).sort(), expected.sort());
   });
 

@@ -97,7 +97,7 @@ describe('CORS for listed origins', () => {
     }
   });
 
-  it('lets an OPTIONS request that is not a preflight reach WordPress\' route description, with CORS headers', async () => {
+  it("lets an OPTIONS request that is not a preflight reach WordPress' route description, with CORS headers", async () => {
     const res = await t.request('OPTIONS', '/categories', { headers: { origin: APP } });
     assert.equal(res.status, 200);
     assert.equal(res.body.namespace, 'calendar/events/v1');

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { ANONYMOUS } from '../../src/domain/actor.js';
 import { listVisibility } from '../../src/domain/visibility.js';
 import { countableByDays } from '../../src/storage/stores/event.store.js';
-import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
+import { type Caller, createTestApp, type TestApp } from '../helpers/app.js';
 import { insertRawEvent, makeEvent } from '../helpers/factories.js';
 
 /**
@@ -37,7 +37,10 @@ describe('per-day event counts', () => {
     const window = new URL(res.body.rest_url).searchParams;
     const from = window.get('start_date');
     const to = window.get('end_date');
-    let q = db().selectFrom('events').select((e: any) => e.fn.countAll().as('n')).where('hide_from_listings', '=', 0);
+    let q = db()
+      .selectFrom('events')
+      .select((e: any) => e.fn.countAll().as('n'))
+      .where('hide_from_listings', '=', 0);
     if (query.status) q = q.where('status', '=', query.status);
     else if (as === 'anonymous') q = q.where('status', '=', 'publish');
     else q = q.where('status', 'not in', ['trash', 'auto-draft']);
@@ -72,7 +75,10 @@ describe('per-day event counts', () => {
     await check('after creates');
     assert.ok((await totals('anonymous', { start_date: '2027-03-01', end_date: '2027-03-02' })).api >= 2, 'the test counts something');
 
-    assert.equal((await t.post(`/events/${a.id}`, { as: 'administrator', json: { start_date: '2027-03-04 09:00:00', end_date: '2027-03-04 10:00:00' } })).status, 200);
+    assert.equal(
+      (await t.post(`/events/${a.id}`, { as: 'administrator', json: { start_date: '2027-03-04 09:00:00', end_date: '2027-03-04 10:00:00' } })).status,
+      200,
+    );
     assert.equal((await t.post(`/events/${b.id}`, { as: 'administrator', json: { status: 'draft' } })).status, 200);
     assert.equal((await t.post(`/events/${hidden.id}`, { as: 'administrator', json: { hide_from_listings: false } })).status, 200);
     assert.equal((await t.post(`/events/${draft.id}`, { as: 'administrator', json: { status: 'publish' } })).status, 200);

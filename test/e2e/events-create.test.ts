@@ -23,7 +23,13 @@ describe('events: create', () => {
   it('creates an event: 201 with every key in order and the right types', async () => {
     const res = await t.post('/events', {
       as: 'administrator',
-      form: { title: 'Event 01', description: 'Event 01 description', excerpt: 'Event 01 excerpt', start_date: '2030-01-05 14:23:36', end_date: '2030-01-05 16:00:00' },
+      form: {
+        title: 'Event 01',
+        description: 'Event 01 description',
+        excerpt: 'Event 01 excerpt',
+        start_date: '2030-01-05 14:23:36',
+        end_date: '2030-01-05 16:00:00',
+      },
     });
     assert.equal(res.status, 201);
     const e = res.body;
@@ -218,16 +224,28 @@ describe('events: create', () => {
     const rock = await makeCategory(t, { name: 'Rock', slug: 'rock-music' });
     const tag = await makeTag(t, { name: 'Loud' });
     const e = await makeEvent(t, { categories: `cat2,${rock.id},cat1`, tags: [tag.id, 'outdoor'] });
-    assert.deepEqual(e.categories.map((c: any) => c.name), ['cat1', 'cat2', 'Rock']);
+    assert.deepEqual(
+      e.categories.map((c: any) => c.name),
+      ['cat1', 'cat2', 'Rock'],
+    );
     assert.deepEqual(Object.keys(e.categories[0]), Object.keys(EmbeddedTermSchema.properties));
     assert.equal(e.categories[2].id, rock.id);
     assert.equal(e.categories[2].count, 1);
     assert.deepEqual(e.categories[2].urls, { self: `${NS}/categories/${rock.id}`, collection: `${NS}/categories` });
-    assert.deepEqual(e.tags.map((x: any) => x.name), ['Loud', 'outdoor']);
+    assert.deepEqual(
+      e.tags.map((x: any) => x.name),
+      ['Loud', 'outdoor'],
+    );
     assert.equal(e.tags[0].taxonomy, 'post_tag');
     const bySlug = await makeEvent(t, { categories: 'rock-music', tags: 'LOUD' });
-    assert.deepEqual(bySlug.categories.map((c: any) => c.id), [rock.id]);
-    assert.deepEqual(bySlug.tags.map((x: any) => x.id), [tag.id]);
+    assert.deepEqual(
+      bySlug.categories.map((c: any) => c.id),
+      [rock.id],
+    );
+    assert.deepEqual(
+      bySlug.tags.map((x: any) => x.id),
+      [tag.id],
+    );
     const unknownId = await makeEvent(t, { categories: [999999] });
     assert.deepEqual(unknownId.categories, [], 'unknown ids are skipped, never turned into names');
   });
@@ -284,7 +302,7 @@ describe('events: create', () => {
     assert.equal(self.author, String(t.users.contributor.id));
   });
 
-  it('sets publication dates: date in the site time zone (not the event\'s, as in the original), date_utc in UTC', async () => {
+  it("sets publication dates: date in the site time zone (not the event's, as in the original), date_utc in UTC", async () => {
     const e = await makeEvent(t, { date_utc: '2020-05-01 09:00:00' });
     assert.equal(e.date_utc, '2020-05-01 09:00:00');
     assert.equal(e.date, '2020-05-01 09:00:00');
@@ -327,7 +345,11 @@ describe('events: create', () => {
         Array.isArray(value)
           ? value.map(withoutJsonLd)
           : value && typeof value === 'object'
-            ? Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'json_ld').map(([k, v]) => [k, withoutJsonLd(v)]))
+            ? Object.fromEntries(
+                Object.entries(value)
+                  .filter(([k]) => k !== 'json_ld')
+                  .map(([k, v]) => [k, withoutJsonLd(v)]),
+              )
             : value;
       assert.ok(read.body.json_ld, 'the single read has json_ld');
       assert.equal(created.body.json_ld, undefined);
@@ -348,13 +370,30 @@ describe('events: create', () => {
         site: 'the link to its organizer',
         spec: { table: 'event_organizers', on: 'insert', when: `exists (select 1 from posts where id = new.event_id and title like '%${MARK}%')` },
         failing: 'insert event_organizers',
-        ranBefore: ['insert images', 'insert venues', 'insert posts', 'insert events', 'insert terms', 'insert term_relationships', 'insert organizers'],
+        ranBefore: [
+          'insert images',
+          'insert venues',
+          'insert posts',
+          'insert events',
+          'insert terms',
+          'insert term_relationships',
+          'insert organizers',
+        ],
       },
       {
         site: 'its term counts, its last statement',
         spec: { table: 'terms', on: 'update', when: `new.name like '%${MARK}%' and new.count <> old.count` },
         failing: 'update terms',
-        ranBefore: ['insert images', 'insert venues', 'insert posts', 'insert events', 'insert terms', 'insert term_relationships', 'insert organizers', 'insert event_organizers'],
+        ranBefore: [
+          'insert images',
+          'insert venues',
+          'insert posts',
+          'insert events',
+          'insert terms',
+          'insert term_relationships',
+          'insert organizers',
+          'insert event_organizers',
+        ],
       },
     ] as const;
 
@@ -418,9 +457,15 @@ describe('events: create', () => {
           const stored = await t.post('/events', { as: 'administrator', json: body });
           assert.equal(stored.status, 201, `without the fault the same write stands: ${stored.text}`);
           assert.equal(stored.body.venue.venue, `Atomic Hall ${i}`);
-          assert.deepEqual(stored.body.organizer.map((o: any) => o.organizer), [`Atomic Organizer ${i}`]);
+          assert.deepEqual(
+            stored.body.organizer.map((o: any) => o.organizer),
+            [`Atomic Organizer ${i}`],
+          );
           assert.deepEqual(stored.body.categories.map((c: any) => c.name).sort(), [`Atomic kept ${i}`, `Atomic new category ${i}`]);
-          assert.deepEqual(stored.body.tags.map((tag: any) => tag.name), [`Atomic tag ${i} ${MARK}`]);
+          assert.deepEqual(
+            stored.body.tags.map((tag: any) => tag.name),
+            [`Atomic tag ${i} ${MARK}`],
+          );
           assert.equal(stored.body.image.url, body.image);
         } finally {
           if (!removed) await injected.remove();

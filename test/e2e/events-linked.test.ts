@@ -24,7 +24,10 @@ describe('events with venues and organizers', () => {
     assert.equal(created.venue.stateprovince, 'CA');
     const reused = await makeEvent(t, { venue: { venue: 'inline hall' } });
     assert.equal(reused.venue.id, created.venue.id);
-    const form = await t.post('/events', { as: 'administrator', form: 'title=F&start_date=2030-01-01&end_date=2030-01-01&venue[venue]=Form Hall&venue[city]=Nice' });
+    const form = await t.post('/events', {
+      as: 'administrator',
+      form: 'title=F&start_date=2030-01-01&end_date=2030-01-01&venue[venue]=Form Hall&venue[city]=Nice',
+    });
     assert.equal(form.status, 201);
     assert.equal(form.body.venue.city, 'Nice');
   });
@@ -33,14 +36,23 @@ describe('events with venues and organizers', () => {
     const a = await makeLinked(t, 'organizer', { organizer: 'Org A' });
     const b = await makeLinked(t, 'organizer', { organizer: 'Org B' });
     const e = await makeEvent(t, { organizer: [b.id, { organizer: 'New One', email: 'n@x.org' }, { id: a.id }, { organizer: 'New Two' }] });
-    assert.deepEqual(e.organizer.map((o: any) => o.organizer), ['Org B', 'New One', 'Org A', 'New Two']);
+    assert.deepEqual(
+      e.organizer.map((o: any) => o.organizer),
+      ['Org B', 'New One', 'Org A', 'New Two'],
+    );
     assert.equal((await makeEvent(t, { organizer: a.id })).organizer[0].id, a.id);
-    assert.deepEqual((await makeEvent(t, { organizer: `${a.id},${b.id}` })).organizer.map((o: any) => o.id), [a.id, b.id]);
+    assert.deepEqual(
+      (await makeEvent(t, { organizer: `${a.id},${b.id}` })).organizer.map((o: any) => o.id),
+      [a.id, b.id],
+    );
     const form = await t.post('/events', {
       as: 'administrator',
-      form: 'title=F&start_date=2030-01-01&end_date=2030-01-01&organizer[0][organizer]=Form Org&organizer[1]=' + a.id,
+      form: `title=F&start_date=2030-01-01&end_date=2030-01-01&organizer[0][organizer]=Form Org&organizer[1]=${a.id}`,
     });
-    assert.deepEqual(form.body.organizer.map((o: any) => o.organizer), ['Form Org', 'Org A']);
+    assert.deepEqual(
+      form.body.organizer.map((o: any) => o.organizer),
+      ['Form Org', 'Org A'],
+    );
   });
 
   it('refuses references of the wrong type or malformed entries with 400 rest_invalid_param', async () => {
@@ -98,7 +110,10 @@ describe('events with venues and organizers', () => {
     const e = await makeEvent(t, { venue: v.id, organizer: [o.id] });
     const kept = await t.patch(`/events/${e.id}`, { as: 'administrator', json: { title: 'Kept links' } });
     assert.equal(kept.body.venue.id, v.id);
-    assert.deepEqual(kept.body.organizer.map((x: any) => x.id), [o.id]);
+    assert.deepEqual(
+      kept.body.organizer.map((x: any) => x.id),
+      [o.id],
+    );
     const detached = await t.patch(`/events/${e.id}`, { as: 'administrator', json: { venue: '', organizer: [] } });
     assert.deepEqual(detached.body.venue, []);
     assert.deepEqual(detached.body.organizer, []);
@@ -152,8 +167,20 @@ describe('events list: venue, organizer and location filters', () => {
     x.orgA = await makeLinked(t, 'organizer', { organizer: 'A' });
     x.orgB = await makeLinked(t, 'organizer', { organizer: 'B' });
     x.e1 = await makeEvent(t, { title: 'At Lyon', venue: x.lyon.id, organizer: [x.orgA.id], start_date: '+1 day', end_date: '+1 day 1 hour' });
-    x.e2 = await makeEvent(t, { title: 'At Versailles', venue: x.versailles.id, organizer: [x.orgB.id], start_date: '+2 days', end_date: '+2 days 1 hour' });
-    x.e3 = await makeEvent(t, { title: 'At Paris', venue: x.paris.id, organizer: [x.orgA.id, x.orgB.id], start_date: '+3 days', end_date: '+3 days 1 hour' });
+    x.e2 = await makeEvent(t, {
+      title: 'At Versailles',
+      venue: x.versailles.id,
+      organizer: [x.orgB.id],
+      start_date: '+2 days',
+      end_date: '+2 days 1 hour',
+    });
+    x.e3 = await makeEvent(t, {
+      title: 'At Paris',
+      venue: x.paris.id,
+      organizer: [x.orgA.id, x.orgB.id],
+      start_date: '+3 days',
+      end_date: '+3 days 1 hour',
+    });
     x.e4 = await makeEvent(t, { title: 'Somewhere', venue: x.nowhere.id, start_date: '+4 days', end_date: '+4 days 1 hour' });
     x.e5 = await makeEvent(t, { title: 'No venue', start_date: '+5 days', end_date: '+5 days 1 hour' });
   });
@@ -175,7 +202,7 @@ describe('events list: venue, organizer and location filters', () => {
   it('filters by having coordinates', async () => {
     assert.equal(await total(t, { has_geoloc: 'true' }), 3);
     assert.equal(await total(t, { has_geoloc: 'false' }), 2);
-    assert.equal(await total(t, { geoloc: '1' }), 3, 'the original\'s name is an alias');
+    assert.equal(await total(t, { geoloc: '1' }), 3, "the original's name is an alias");
   });
 
   it('finds events near a point, nearest first, within geoloc_distance km (default 50)', async () => {
@@ -190,7 +217,13 @@ describe('events list: venue, organizer and location filters', () => {
   });
 
   it('needs both coordinates, in range', async () => {
-    for (const q of [{ geoloc_lat: 48 }, { geoloc_lng: 2 }, { geoloc_lat: 91, geoloc_lng: 2 }, { geoloc_lat: 'x', geoloc_lng: 2 }, { geoloc_lat: 48, geoloc_lng: 2, geoloc_distance: 0 }]) {
+    for (const q of [
+      { geoloc_lat: 48 },
+      { geoloc_lng: 2 },
+      { geoloc_lat: 91, geoloc_lng: 2 },
+      { geoloc_lat: 'x', geoloc_lng: 2 },
+      { geoloc_lat: 48, geoloc_lng: 2, geoloc_distance: 0 },
+    ]) {
       const res = await t.get('/events', { query: q as Record<string, string | number> });
       assert.equal(res.status, 400, JSON.stringify(q));
       assert.equal(res.body.code, 'rest_invalid_param');

@@ -65,7 +65,14 @@ describe('events list: envelope, paging and the default window', () => {
   });
 
   it('rejects bad page and per_page; caps per_page at 50', async () => {
-    for (const [k, v] of [['page', 'foo'], ['page', '-1'], ['page', '0'], ['page', '1.5'], ['per_page', '0'], ['per_page', 'x']]) {
+    for (const [k, v] of [
+      ['page', 'foo'],
+      ['page', '-1'],
+      ['page', '0'],
+      ['page', '1.5'],
+      ['per_page', '0'],
+      ['per_page', 'x'],
+    ]) {
       const res = await t.get('/events', { query: { [k]: v } });
       assert.equal(res.status, 400, `${k}=${v}`);
       assert.equal(res.body.code, 'rest_invalid_param');
@@ -173,9 +180,18 @@ describe('events list: filters', () => {
     const parent = await makeCategory(t, { name: 'Music' });
     await makeCategory(t, { name: 'Jazz', parent: parent.id });
     for (let i = 1; i <= 5; i++) made[`foo${i}`] = await makeEvent(t, { title: `foo ${i}`, start_date: `+${i} days`, end_date: `+${i} days 1 hour` });
-    for (let i = 1; i <= 5; i++) made[`foobar${i}`] = await makeEvent(t, { title: `foo bar ${i}`, start_date: `+${i + 5} days`, end_date: `+${i + 5} days 1 hour` });
-    for (let i = 1; i <= 5; i++) made[`bar${i}`] = await makeEvent(t, { title: `bar ${i}`, start_date: `+${i + 10} days`, end_date: `+${i + 10} days 1 hour` });
-    made.jazz = await makeEvent(t, { title: 'Jazz night', categories: 'jazz', tags: 'late', featured: true, start_date: '+20 days', end_date: '+20 days 2 hours' });
+    for (let i = 1; i <= 5; i++)
+      made[`foobar${i}`] = await makeEvent(t, { title: `foo bar ${i}`, start_date: `+${i + 5} days`, end_date: `+${i + 5} days 1 hour` });
+    for (let i = 1; i <= 5; i++)
+      made[`bar${i}`] = await makeEvent(t, { title: `bar ${i}`, start_date: `+${i + 10} days`, end_date: `+${i + 10} days 1 hour` });
+    made.jazz = await makeEvent(t, {
+      title: 'Jazz night',
+      categories: 'jazz',
+      tags: 'late',
+      featured: true,
+      start_date: '+20 days',
+      end_date: '+20 days 2 hours',
+    });
     made.music = await makeEvent(t, { title: 'Music day', categories: 'music', tags: 'early', start_date: '+21 days', end_date: '+21 days 2 hours' });
     made.pending = await makeEvent(t, { title: 'Pending one', status: 'publish' }, 'contributor');
     made.draftOther = await makeEvent(t, { title: 'Draft by contributor2', status: 'draft' }, 'contributor2');
@@ -231,7 +247,7 @@ describe('events list: filters', () => {
     assert.equal(await total({ per_page: 50 }, 'editor'), 20, 'every status but trash');
     assert.equal(await total({ status: 'draft' }, 'editor'), 1);
     assert.equal(await total({ status: 'draft,pending' }, 'editor'), 2);
-    assert.equal(await total({ status: 'draft' }, 'contributor'), 0, 'others\' drafts stay hidden');
+    assert.equal(await total({ status: 'draft' }, 'contributor'), 0, "others' drafts stay hidden");
     assert.equal(await total({ status: 'pending' }, 'contributor'), 1);
   });
 
@@ -268,10 +284,16 @@ describe('events list: filters', () => {
     const cats = await t.get('/categories');
     assert.deepEqual(
       cats.body.categories.map((c: any) => [c.name, c.count]),
-      [['Jazz', 1], ['Music', 1]],
+      [
+        ['Jazz', 1],
+        ['Music', 1],
+      ],
     );
     const ofEvent = await t.get('/tags', { query: { event: made.jazz.id } });
-    assert.deepEqual(ofEvent.body.tags.map((x: any) => x.name), ['late']);
+    assert.deepEqual(
+      ofEvent.body.tags.map((x: any) => x.name),
+      ['late'],
+    );
   });
 
   it('answers 200 with an empty list when nothing matches on page 1', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
+import { type Caller, createTestApp, type TestApp } from '../helpers/app.js';
 import { insertRawPost, makeEvent } from '../helpers/factories.js';
 
 describe('events: read', () => {
@@ -9,7 +9,14 @@ describe('events: read', () => {
   after(() => t.close());
 
   it('reads a published event anonymously, with json_ld', async () => {
-    const e = await makeEvent(t, { title: 'Readable', description: 'Body', cost: '10', timezone: 'America/New_York', start_date: '2030-01-05 14:23:36', end_date: '2030-01-05 16:00' });
+    const e = await makeEvent(t, {
+      title: 'Readable',
+      description: 'Body',
+      cost: '10',
+      timezone: 'America/New_York',
+      start_date: '2030-01-05 14:23:36',
+      end_date: '2030-01-05 16:00',
+    });
     const res = await t.get(`/events/${e.id}`);
     assert.equal(res.status, 200);
     assert.equal(res.body.id, e.id);
@@ -120,11 +127,34 @@ describe('events: update', () => {
     assert.equal(after.title, 'New title');
     assert.equal(after.description, '<p>New description</p>');
     assert.equal(after.cost, '$30');
-    for (const k of ['excerpt', 'status', 'slug', 'timezone', 'all_day', 'start_date', 'end_date', 'utc_start_date', 'website', 'show_map', 'show_map_link', 'sticky', 'featured', 'image', 'author', 'date']) {
+    for (const k of [
+      'excerpt',
+      'status',
+      'slug',
+      'timezone',
+      'all_day',
+      'start_date',
+      'end_date',
+      'utc_start_date',
+      'website',
+      'show_map',
+      'show_map_link',
+      'sticky',
+      'featured',
+      'image',
+      'author',
+      'date',
+    ]) {
       assert.deepEqual(after[k], e[k], k);
     }
-    assert.deepEqual(after.categories.map((c: any) => c.name), ['Alpha']);
-    assert.deepEqual(after.tags.map((c: any) => c.name), ['beta']);
+    assert.deepEqual(
+      after.categories.map((c: any) => c.name),
+      ['Alpha'],
+    );
+    assert.deepEqual(
+      after.tags.map((c: any) => c.name),
+      ['beta'],
+    );
     assert.notEqual(after.modified_utc < e.modified_utc, true);
   });
 

@@ -44,7 +44,7 @@ describe('hostile HTML written through the API', () => {
     });
   }
 
-  it('sanitises the description, still wrapped in paragraphs, and keeps the editor\'s HTML', async () => {
+  it("sanitises the description, still wrapped in paragraphs, and keeps the editor's HTML", async () => {
     const html = '<a href="java&Tab;script:alert(1)" title="t">x</a> <img src=x onerror=alert(1)>';
     const byContributor = await t.post('/events', {
       as: 'contributor',
@@ -52,7 +52,10 @@ describe('hostile HTML written through the API', () => {
     });
     assert.equal(byContributor.status, 201);
     assert.equal(byContributor.body.description, '<p><a title="t">x</a> <img src="x" /></p>');
-    const byEditor = await t.post('/events', { as: 'editor', json: { title: 'E', description: html, start_date: '+1 week 10am', end_date: '+1 week 12pm' } });
+    const byEditor = await t.post('/events', {
+      as: 'editor',
+      json: { title: 'E', description: html, start_date: '+1 week 10am', end_date: '+1 week 12pm' },
+    });
     assert.equal(byEditor.status, 201);
     assert.equal(byEditor.body.description, `<p>${html}</p>`);
   });

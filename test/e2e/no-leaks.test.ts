@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
+import { type Caller, createTestApp, type TestApp } from '../helpers/app.js';
 
 const MARK = 'ZZSECRETZZ';
 
@@ -52,7 +52,13 @@ describe('no leaks of what a caller may not read', () => {
         secretIds.push(e.record.id);
       }
     }
-    const scheduled = await events.create(admin, { title: `${MARK} scheduled`, startDate: '+3 days', endDate: '+3 days 1 hour', date: '+10 days', author: owner });
+    const scheduled = await events.create(admin, {
+      title: `${MARK} scheduled`,
+      startDate: '+3 days',
+      endDate: '+3 days 1 hour',
+      date: '+10 days',
+      author: owner,
+    });
     secretIds.push(scheduled.record.id);
     const rows = await t.storage.db.selectFrom('posts').select(['slug']).where('id', 'in', secretIds).execute();
     secretSlugs.push(...rows.map((r) => r.slug).filter((s) => s !== ''));
@@ -74,10 +80,14 @@ describe('no leaks of what a caller may not read', () => {
     assert.doesNotMatch(text, new RegExp(MARK, 'i'), `${caller} saw the secret through ${path} ${JSON.stringify(query ?? {})}`);
     // every event, venue and organizer in the answer (they carry a global_id) must be readable
     const walk = (value: unknown): void => {
-      if (Array.isArray(value)) return value.forEach(walk);
+      if (Array.isArray(value)) {
+        value.forEach(walk);
+        return;
+      }
       if (value === null || typeof value !== 'object') return;
       const o = value as Record<string, unknown>;
-      if ('global_id' in o) assert.ok(!secretIds.includes(o.id as number), `${caller} saw secret post ${String(o.id)} through ${path} ${JSON.stringify(query ?? {})}`);
+      if ('global_id' in o)
+        assert.ok(!secretIds.includes(o.id as number), `${caller} saw secret post ${String(o.id)} through ${path} ${JSON.stringify(query ?? {})}`);
       Object.values(o).forEach(walk);
     };
     walk(res.body);

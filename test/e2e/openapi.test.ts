@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import AjvModule from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { openApiDocument } from '../../src/cli/openapi.command.js';
-import { createTestApp, PUBLIC_URL, type Caller, type TestApp } from '../helpers/app.js';
+import { type Caller, createTestApp, PUBLIC_URL, type TestApp } from '../helpers/app.js';
 import { makeCategory, makeEvent, makeLinked, makeTag } from '../helpers/factories.js';
 
 const Ajv = AjvModule as unknown as typeof AjvModule.default;
@@ -115,7 +115,14 @@ describe('live responses match the documented schemas', () => {
     const parent = await makeCategory(t, { name: 'Schema parent' });
     await makeCategory(t, { name: 'Schema child', parent: parent.id });
     const tag = await makeTag(t, { name: 'schema-tag' });
-    const venue = await makeLinked(t, 'venue', { venue: 'Schema Hall', city: 'Paris', geo_lat: 48.8, geo_lng: 2.3, website: 'https://hall.example.org', image: 'https://cdn.example.org/hall.png' });
+    const venue = await makeLinked(t, 'venue', {
+      venue: 'Schema Hall',
+      city: 'Paris',
+      geo_lat: 48.8,
+      geo_lng: 2.3,
+      website: 'https://hall.example.org',
+      image: 'https://cdn.example.org/hall.png',
+    });
     const org = await makeLinked(t, 'organizer', { organizer: 'Schema Org', email: 'o@x.org' });
     const event = await makeEvent(t, {
       title: 'Schema event',
@@ -132,7 +139,10 @@ describe('live responses match the documented schemas', () => {
     await check('get', '/events', '/events?per_page=1');
     await check('get', '/events/{id}', `/events/${event.id}`);
     await check('get', '/events/by-slug/{slug}', `/events/by-slug/${event.slug}`);
-    await check('post', '/events', '/events', { as: 'editor', json: { title: 'Created', start_date: '2030-01-01', end_date: '2030-01-01', venue: { venue: 'New hall' } } });
+    await check('post', '/events', '/events', {
+      as: 'editor',
+      json: { title: 'Created', start_date: '2030-01-01', end_date: '2030-01-01', venue: { venue: 'New hall' } },
+    });
     await check('patch', '/events/{id}', `/events/${event.id}`, { as: 'editor', json: { cost: '20' } });
     await check('get', '/venues', '/venues');
     await check('get', '/venues/{id}', `/venues/${venue.id}`);
@@ -190,7 +200,7 @@ describe('protocol details', () => {
     assert.equal(await allow('/events', 'subscriber'), 'GET');
     assert.equal(await allow('/events', 'contributor'), 'GET, POST');
     const later = { start_date: '2031-01-01 10:00:00', end_date: '2031-01-01 11:00:00' }; // out of other tests' lists
-    const admins = await makeEvent(t, { title: 'Allow: the administrator\'s', ...later });
+    const admins = await makeEvent(t, { title: "Allow: the administrator's", ...later });
     const ownDraft = await makeEvent(t, { title: 'Allow: a draft', status: 'draft', ...later }, 'contributor');
     assert.equal(await allow(`/events/${admins.id}`, 'anonymous'), 'GET');
     assert.equal(await allow(`/events/${admins.id}`, 'contributor'), 'GET', "not someone else's event");
@@ -292,7 +302,10 @@ describe('protocol details', () => {
       });
       assert.equal(preflight.status, 204);
       assert.match(String(preflight.headers['access-control-allow-methods']), /POST/);
-      assert.match(String(preflight.headers['access-control-allow-headers']), /^Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type/);
+      assert.match(
+        String(preflight.headers['access-control-allow-headers']),
+        /^Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type/,
+      );
       const denied = await cors.get('/events', { headers: { origin: 'https://evil.example.org' } });
       assert.equal(denied.headers['access-control-allow-origin'], undefined);
     } finally {

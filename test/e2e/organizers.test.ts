@@ -11,7 +11,21 @@ describe('organizers', () => {
   it('creates an organizer: 201, every empty key left out', async () => {
     const res = await t.post('/organizers', { as: 'author', form: { organizer: 'Org One', email: 'not-an-email', phone: '' } });
     assert.equal(res.status, 201);
-    assert.deepEqual(Object.keys(res.body), ['id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'organizer', 'slug', 'email', 'global_id', 'global_id_lineage']);
+    assert.deepEqual(Object.keys(res.body), [
+      'id',
+      'author',
+      'status',
+      'date',
+      'date_utc',
+      'modified',
+      'modified_utc',
+      'url',
+      'organizer',
+      'slug',
+      'email',
+      'global_id',
+      'global_id_lineage',
+    ]);
     assert.equal(res.body.email, 'not-an-email', 'no e-mail format check, as in the original');
     assert.equal(res.body.url, `${PUBLIC_URL}/organizer/org-one/`);
     const missing = await t.post('/organizers', { as: 'author', form: { email: 'x' } });
@@ -19,8 +33,13 @@ describe('organizers', () => {
     assert.equal((await t.post('/organizers', { as: 'author', form: { organizer: 'W', website: 'nope' } })).status, 400);
   });
 
-  it('reads with json_ld, 403 organizer-not-accessible for others\' drafts', async () => {
-    const o = await makeLinked(t, 'organizer', { organizer: 'Readable Org', email: 'r@x.org', website: 'https://r.example.org', description: 'We organise' });
+  it("reads with json_ld, 403 organizer-not-accessible for others' drafts", async () => {
+    const o = await makeLinked(t, 'organizer', {
+      organizer: 'Readable Org',
+      email: 'r@x.org',
+      website: 'https://r.example.org',
+      description: 'We organise',
+    });
     const res = await t.get(`/organizers/${o.id}`);
     assert.equal(res.body.description, '<p>We organise</p>');
     assert.equal(res.body.json_ld['@type'], 'Person');
@@ -50,12 +69,18 @@ describe('organizers', () => {
     const a = await makeLinked(t, 'organizer', { organizer: 'Stays' });
     const b = await makeLinked(t, 'organizer', { organizer: 'Goes' });
     const e = await makeEvent(t, { organizer: [a.id, b.id] });
-    assert.deepEqual(e.organizer.map((o: any) => o.id), [a.id, b.id]);
+    assert.deepEqual(
+      e.organizer.map((o: any) => o.id),
+      [a.id, b.id],
+    );
     assert.equal((await t.del(`/organizers/${b.id}`, { as: 'administrator' })).status, 200);
     const again = await t.del(`/organizers/${b.id}`, { as: 'administrator' });
     assert.equal(again.status, 410);
     assert.equal(again.body.code, 'organizer-is-in-trash');
-    assert.deepEqual((await t.get(`/events/${e.id}`)).body.organizer.map((o: any) => o.id), [a.id]);
+    assert.deepEqual(
+      (await t.get(`/events/${e.id}`)).body.organizer.map((o: any) => o.id),
+      [a.id],
+    );
   });
 
   it('checks per-object permissions', async () => {

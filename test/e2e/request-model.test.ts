@@ -89,7 +89,10 @@ describe('request model', () => {
       assert.equal(res.status, 201, `${type}: ${res.text}`);
       assert.equal(res.body.name, `Typed ${type}`);
     }
-    const form = await t.post('/categories', { as: 'administrator', raw: { type: 'application/x-www-form-urlencoded; charset=UTF-8', body: 'name=Formed' } });
+    const form = await t.post('/categories', {
+      as: 'administrator',
+      raw: { type: 'application/x-www-form-urlencoded; charset=UTF-8', body: 'name=Formed' },
+    });
     assert.equal(form.status, 201);
   });
 

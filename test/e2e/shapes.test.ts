@@ -40,7 +40,7 @@ function inOrder(keys: readonly string[], order: readonly string[]): string | un
 }
 
 describe('wire shapes: declared once, pinned to the original', () => {
-  it('declares every key the original sends, in the original\'s order', () => {
+  it("declares every key the original sends, in the original's order", () => {
     const schemaFor: Record<string, TObject> = {
       event_in_list: EventSchema,
       event_single: EventSchema,
@@ -59,7 +59,10 @@ describe('wire shapes: declared once, pinned to the original', () => {
       for (const keys of sequences) assert.equal(inOrder(keys, keysOf(schema)), undefined, `${kind}: ${keys.join(',')}`);
     }
     // events keep every key, as the original does: the recorded list item is the schema exactly, minus json_ld
-    assert.deepEqual(recorded.event_in_list[0], keysOf(EventSchema).filter((k) => k !== 'json_ld'));
+    assert.deepEqual(
+      recorded.event_in_list[0],
+      keysOf(EventSchema).filter((k) => k !== 'json_ld'),
+    );
     assert.deepEqual(recorded.event_single[0], keysOf(EventSchema));
     assert.deepEqual(recorded.term_embedded[0], keysOf(EmbeddedTermSchema));
   });
@@ -69,7 +72,7 @@ describe('wire shapes: declared once, pinned to the original', () => {
     before(async () => (t = await createTestApp()));
     after(() => t.close());
 
-    it('sends events with exactly the schema\'s keys, in its order (json_ld on single reads only)', async () => {
+    it("sends events with exactly the schema's keys, in its order (json_ld on single reads only)", async () => {
       const cat = await makeCategory(t, { name: 'Shape category' });
       const venue = await makeLinked(t, 'venue', { venue: 'Shape venue', city: 'Lyon', country: 'France' });
       const organizer = await makeLinked(t, 'organizer', { organizer: 'Shape organizer', email: 'o@example.org' });
@@ -84,8 +87,11 @@ describe('wire shapes: declared once, pinned to the original', () => {
       assert.equal(inOrder(Object.keys(single.organizer[0]), keysOf(OrganizerSchema)), undefined);
     });
 
-    it('sends venues and organizers with the schema\'s keys in order, always its required ones, empty optional ones left out', async () => {
-      for (const [type, schema] of [['venue', VenueSchema], ['organizer', OrganizerSchema]] as const) {
+    it("sends venues and organizers with the schema's keys in order, always its required ones, empty optional ones left out", async () => {
+      for (const [type, schema] of [
+        ['venue', VenueSchema],
+        ['organizer', OrganizerSchema],
+      ] as const) {
         const bare = await makeLinked(t, type, { [type]: `Bare ${type}` });
         const expected = keysOf(schema).filter((k) => requiredOf(schema).includes(k) || k === 'author' || k === 'slug');
         assert.deepEqual(Object.keys(bare), expected, `a bare ${type}: the required keys, its author and its slug`);
@@ -95,7 +101,7 @@ describe('wire shapes: declared once, pinned to the original', () => {
       }
     });
 
-    it('sends categories and tags with exactly the schema\'s keys', async () => {
+    it("sends categories and tags with exactly the schema's keys", async () => {
       const cat = await makeCategory(t, { name: 'Shape parent' });
       const tag = await makeTag(t, { name: 'Shape tag 2' });
       assert.deepEqual(Object.keys((await t.get(`/categories/${cat.id}`)).body), keysOf(CategorySchema));

@@ -87,14 +87,20 @@ describe('tags: list', () => {
     const res = await t.get('/tags', { query: { per_page: 10 } });
     assert.equal(res.status, 200);
     assert.deepEqual(Object.keys(res.body), ['rest_url', 'total', 'total_pages', 'tags']);
-    assert.deepEqual(res.body.tags.map((x: { name: string }) => x.name), ['alpha', 'bravo', 'Charlie', 'delta']);
+    assert.deepEqual(
+      res.body.tags.map((x: { name: string }) => x.name),
+      ['alpha', 'bravo', 'Charlie', 'delta'],
+    );
     assert.equal(res.headers['x-tec-total'], '4');
     assert.equal(res.headers['x-tec-totalpages'], '1');
   });
 
   it('takes offset and has no parent filter', async () => {
     const res = await t.get('/tags', { query: { offset: 1, per_page: 2 } });
-    assert.deepEqual(res.body.tags.map((x: { name: string }) => x.name), ['bravo', 'Charlie']);
+    assert.deepEqual(
+      res.body.tags.map((x: { name: string }) => x.name),
+      ['bravo', 'Charlie'],
+    );
     const parent = await t.get('/tags', { query: { parent: 'whatever' } });
     assert.equal(parent.status, 200, 'an undeclared argument is ignored');
   });
@@ -105,7 +111,10 @@ describe('tags: list', () => {
     assert.equal(res.body.total, 5);
     assert.equal(res.body.next_rest_url, `${NS}/tags/?hide_empty=0&page=2`);
     const next = await t.get(res.body.next_rest_url.replace(PUBLIC_URL, ''));
-    assert.deepEqual(next.body.tags.map((x: { name: string }) => x.name), ['echo']);
+    assert.deepEqual(
+      next.body.tags.map((x: { name: string }) => x.name),
+      ['echo'],
+    );
     assert.equal(next.body.previous_rest_url, `${NS}/tags/?hide_empty=0`);
   });
 });

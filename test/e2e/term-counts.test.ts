@@ -39,7 +39,10 @@ describe('term counts follow every event write', () => {
     const listed = (await t.get('/categories', { query: { hide_empty: 0, per_page: 50 } })).body.categories;
     await t.storage.terms.recount();
     const recounted = (await t.get('/categories', { query: { hide_empty: 0, per_page: 50 } })).body.categories;
-    assert.deepEqual(listed.map((c: any) => c.count), recounted.map((c: any) => c.count));
+    assert.deepEqual(
+      listed.map((c: any) => c.count),
+      recounted.map((c: any) => c.count),
+    );
   });
 });
 

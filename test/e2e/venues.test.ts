@@ -13,13 +13,42 @@ describe('venues: create and read', () => {
   it('creates a venue: 201, keys in order, empty fields left out, maps on by default', async () => {
     const res = await t.post('/venues', {
       as: 'administrator',
-      form: { venue: 'Blue Hall', address: '1 Main St', city: 'Springfield', state: 'IL', zip: '62701', country: 'United States', phone: '555-1234', website: 'https://blue.example.org' },
+      form: {
+        venue: 'Blue Hall',
+        address: '1 Main St',
+        city: 'Springfield',
+        state: 'IL',
+        zip: '62701',
+        country: 'United States',
+        phone: '555-1234',
+        website: 'https://blue.example.org',
+      },
     });
     assert.equal(res.status, 201);
     const v = res.body;
     assert.deepEqual(Object.keys(v), [
-      'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'slug', 'address', 'city',
-      'country', 'state', 'zip', 'phone', 'website', 'stateprovince', 'show_map', 'show_map_link', 'global_id', 'global_id_lineage',
+      'id',
+      'author',
+      'status',
+      'date',
+      'date_utc',
+      'modified',
+      'modified_utc',
+      'url',
+      'venue',
+      'slug',
+      'address',
+      'city',
+      'country',
+      'state',
+      'zip',
+      'phone',
+      'website',
+      'stateprovince',
+      'show_map',
+      'show_map_link',
+      'global_id',
+      'global_id_lineage',
     ]);
     assert.equal(v.venue, 'Blue Hall');
     assert.equal(v.slug, 'blue-hall');
@@ -62,7 +91,18 @@ describe('venues: create and read', () => {
     const missing = await t.post('/venues', { as: 'administrator', form: { city: 'x' } });
     assert.equal(missing.body.code, 'rest_missing_callback_param');
     assert.deepEqual(missing.body.data.params, ['venue']);
-    for (const [k, v] of [['venue', ''], ['website', 'foo'], ['author', '23999'], ['author', 'foo'], ['date', 'foo'], ['date_utc', 'foo'], ['status', 'kinda_thinking_about_it'], ['geo_lat', '91'], ['geo_lng', 'east'], ['image', 'foo bar']]) {
+    for (const [k, v] of [
+      ['venue', ''],
+      ['website', 'foo'],
+      ['author', '23999'],
+      ['author', 'foo'],
+      ['date', 'foo'],
+      ['date_utc', 'foo'],
+      ['status', 'kinda_thinking_about_it'],
+      ['geo_lat', '91'],
+      ['geo_lng', 'east'],
+      ['image', 'foo bar'],
+    ]) {
       const res = await t.post('/venues', { as: 'administrator', form: { venue: 'V', [k]: v } });
       assert.equal(res.status, 400, `${k}=${v}`);
       assert.equal(res.body.code, 'rest_invalid_param', `${k}=${v}`);
@@ -181,7 +221,15 @@ describe('venues: list', () => {
   const v: Record<string, any> = {};
   before(async () => {
     t = await createTestApp();
-    v.temple = await makeLinked(t, 'venue', { date: '2020-01-04', venue: 'Temple Hall', address: '100, Avenue du Temple', city: 'Paris', country: 'France', province: 'Ile de France', stateprovince: 'France, Ile de France' });
+    v.temple = await makeLinked(t, 'venue', {
+      date: '2020-01-04',
+      venue: 'Temple Hall',
+      address: '100, Avenue du Temple',
+      city: 'Paris',
+      country: 'France',
+      province: 'Ile de France',
+      stateprovince: 'France, Ile de France',
+    });
     v.opera = await makeLinked(t, 'venue', { date: '2020-01-03', venue: 'Opera', city: 'Paris', zip: '75009' });
     v.park = await makeLinked(t, 'venue', { date: '2020-01-02', venue: 'Park', city: 'Lyon', phone: '+33 4 00 00' });
     v.lonely = await makeLinked(t, 'venue', { date: '2020-01-01', venue: 'Lonely', city: 'Nantes' });

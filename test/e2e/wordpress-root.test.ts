@@ -22,7 +22,9 @@ const get = async (t: TestApp, url: string, headers: Record<string, string> = {}
 
 /** The offset of a zone now, in hours, from Intl's own formatting (`GMT-5`, `GMT+5:45`), not from our zone code. */
 function intlOffsetHours(zone: string): number {
-  const name = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'shortOffset' }).formatToParts(new Date()).find((p) => p.type === 'timeZoneName')!.value;
+  const name = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'shortOffset' })
+    .formatToParts(new Date())
+    .find((p) => p.type === 'timeZoneName')!.value;
   const m = /^GMT(?:([+-])(\d{1,2})(?::(\d{2}))?)?$/.exec(name);
   assert.ok(m, name);
   if (!m[1]) return 0;
@@ -31,7 +33,9 @@ function intlOffsetHours(zone: string): number {
 
 describe('WordPress root index', () => {
   let t: TestApp;
-  before(async () => (t = await createTestApp({ SITE_NAME: 'Jazz Club', SITE_DESCRIPTION: 'Concerts every night', SITE_TIMEZONE: 'America/New_York' })));
+  before(
+    async () => (t = await createTestApp({ SITE_NAME: 'Jazz Club', SITE_DESCRIPTION: 'Concerts every night', SITE_TIMEZONE: 'America/New_York' })),
+  );
   after(() => t.close());
 
   it('has the keys of a WordPress site running the original, in its order', async () => {
@@ -54,7 +58,7 @@ describe('WordPress root index', () => {
     assert.ok([-5, -4].includes(res.body.gmt_offset));
   });
 
-  it('lists the original\'s namespace, so importers recognise the site', async () => {
+  it("lists the original's namespace, so importers recognise the site", async () => {
     const res = await get(t, '/wp-json/');
     assert.deepEqual(res.body.namespaces, ['tribe/events/v1']);
     assert.ok(res.body.authentication['application-passwords'], 'application passwords are how clients authenticate');
@@ -192,7 +196,9 @@ describe('a client of the original, configured with a site URL only', () => {
     assert.ok(root.body.namespaces.includes('tribe/events/v1'));
     assert.equal(root.body.timezone_string, 'Europe/Paris');
 
-    const category = await json(await fetch(`${api}/categories`, { method: 'POST', headers: { authorization: auth }, body: new URLSearchParams({ name: 'Jazz' }) }));
+    const category = await json(
+      await fetch(`${api}/categories`, { method: 'POST', headers: { authorization: auth }, body: new URLSearchParams({ name: 'Jazz' }) }),
+    );
     assert.equal(category.status, 201);
 
     const ids: number[] = [];
@@ -201,7 +207,12 @@ describe('a client of the original, configured with a site URL only', () => {
         await fetch(`${api}/events`, {
           method: 'POST',
           headers: { authorization: auth, 'content-type': 'application/json' },
-          body: JSON.stringify({ title: `Jam session ${day}`, start_date: `+${day} days 20:00`, end_date: `+${day} days 23:00`, categories: [category.body.id] }),
+          body: JSON.stringify({
+            title: `Jam session ${day}`,
+            start_date: `+${day} days 20:00`,
+            end_date: `+${day} days 23:00`,
+            categories: [category.body.id],
+          }),
         }),
       );
       assert.equal(created.status, 201);
@@ -221,7 +232,13 @@ describe('a client of the original, configured with a site URL only', () => {
     }
     assert.deepEqual(seen, ids);
 
-    const updated = await json(await fetch(`${api}/events/${ids[0]}`, { method: 'POST', headers: { authorization: auth }, body: new URLSearchParams({ title: 'Jam session, moved', cost: '5' }) }));
+    const updated = await json(
+      await fetch(`${api}/events/${ids[0]}`, {
+        method: 'POST',
+        headers: { authorization: auth },
+        body: new URLSearchParams({ title: 'Jam session, moved', cost: '5' }),
+      }),
+    );
     assert.equal(updated.status, 200);
     assert.equal(updated.body.title, 'Jam session, moved');
     assert.equal(updated.body.rest_url, `${site}/calendar/events/v1/events/${ids[0]}`);

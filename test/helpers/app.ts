@@ -4,8 +4,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { loadConfig, type Config } from '../../src/config/config.js';
-import { ANONYMOUS, ROLES, type Actor, type Role } from '../../src/domain/actor.js';
+import { type Config, loadConfig } from '../../src/config/config.js';
+import { type Actor, ANONYMOUS, ROLES, type Role } from '../../src/domain/actor.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 
@@ -57,10 +57,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function createTestApp(
-  env: Record<string, string> = {},
-  options: { onQuery?: (sql: string) => void } = {},
-): Promise<TestApp> {
+export async function createTestApp(env: Record<string, string> = {}, options: { onQuery?: (sql: string) => void } = {}): Promise<TestApp> {
   const db = await createTestDatabase({ onQuery: options.onQuery });
   const config = loadConfig({ PUBLIC_URL, LOG_LEVEL: 'silent', ...env });
   const app = await buildApp(config, db.storage, { logger: false });
@@ -130,7 +127,12 @@ export async function createTestApp(
     actor: (caller) =>
       caller === 'anonymous'
         ? ANONYMOUS
-        : { kind: 'user', id: users[caller].id, login: users[caller].login, role: caller === 'author2' ? 'author' : caller === 'contributor2' ? 'contributor' : caller },
+        : {
+            kind: 'user',
+            id: users[caller].id,
+            login: users[caller].login,
+            role: caller === 'author2' ? 'author' : caller === 'contributor2' ? 'contributor' : caller,
+          },
     async close() {
       await app.close();
       await db.drop();

@@ -3,10 +3,10 @@
  * Which one comes from TEST_DIALECT (set by scripts/test.mjs, which runs every suite on each database).
  */
 import { randomBytes } from 'node:crypto';
+import type { DatabaseConfig } from '../../src/config/config.js';
 import { PostgresDialect } from '../../src/storage/dialects/postgres.dialect.js';
 import { SqliteDialect } from '../../src/storage/dialects/sqlite.dialect.js';
 import { Storage } from '../../src/storage/storage.js';
-import type { DatabaseConfig } from '../../src/config/config.js';
 
 export const DIALECT = (process.env.TEST_DIALECT ?? 'sqlite') as 'sqlite' | 'postgres';
 export const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/test';

@@ -18,7 +18,11 @@ async function tablesOf(storage: Storage): Promise<string[]> {
   if (known) return known;
   const { rows } =
     storage.dialect.name === 'postgres'
-      ? await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(storage.db)
+      ? await sql<{
+          name: string;
+        }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(
+          storage.db,
+        )
       : await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(storage.db);
   const names = rows.map((r) => r.name).sort();
   if (names.length === 0) throw new Error('no tables found to digest');
@@ -37,12 +41,24 @@ export async function databaseDigest(storage: Storage): Promise<string> {
       (table) => sql`select ${table} as name, md5(coalesce(string_agg(r::text, '|' order by r::text), '')) as hash from ${sql.table(table)} r`,
     );
     const { rows } = await sql<{ name: string; hash: string }>`${sql.join(perTable, sql` union all `)}`.execute(storage.db);
-    return createHash('sha1').update(rows.map((r) => `${r.name}:${r.hash}`).sort().join('\n')).digest('hex');
+    return createHash('sha1')
+      .update(
+        rows
+          .map((r) => `${r.name}:${r.hash}`)
+          .sort()
+          .join('\n'),
+      )
+      .digest('hex');
   }
   const hash = createHash('sha1');
   for (const table of tables) {
     const { rows } = await sql`select * from ${sql.table(table)}`.execute(storage.db);
-    hash.update(`${table}:${rows.map((r) => JSON.stringify(r)).sort().join('\n')}\n`);
+    hash.update(
+      `${table}:${rows
+        .map((r) => JSON.stringify(r))
+        .sort()
+        .join('\n')}\n`,
+    );
   }
   return hash.digest('hex');
 }
@@ -53,7 +69,11 @@ export async function databaseDigest(storage: Storage): Promise<string> {
  * the organizer links it is on either side of, and the events that name it as their venue.
  */
 export async function postDigest(storage: Storage, id: number): Promise<string> {
-  const lines = (label: string, rows: unknown[]) => `${label}: ${rows.map((r) => JSON.stringify(r)).sort().join(' | ')}`;
+  const lines = (label: string, rows: unknown[]) =>
+    `${label}: ${rows
+      .map((r) => JSON.stringify(r))
+      .sort()
+      .join(' | ')}`;
   if (storage.dialect.name === 'postgres') {
     // one round trip (the same rows as below, as JSON): a matrix cell takes two digests
     const agg = (from: ReturnType<typeof sql>) => sql`(select coalesce(json_agg(r), '[]') from ${from})`;
@@ -109,5 +129,11 @@ export async function termDigest(storage: Storage, id: number): Promise<string> 
     db.selectFrom('terms').selectAll().where('id', '=', id).execute(),
     db.selectFrom('term_relationships').selectAll().where('term_id', '=', id).execute(),
   ]);
-  return [`term: ${JSON.stringify(term)}`, `relationships: ${relationships.map((r) => JSON.stringify(r)).sort().join(' | ')}`].join('\n');
+  return [
+    `term: ${JSON.stringify(term)}`,
+    `relationships: ${relationships
+      .map((r) => JSON.stringify(r))
+      .sort()
+      .join(' | ')}`,
+  ].join('\n');
 }

@@ -2,8 +2,9 @@
  * Factories: each test builds the data it asserts on. Terms go through the services (what the routes use);
  * events are written straight into storage here until the events service exists to make them.
  */
-import type { TestApp } from './app.js';
+
 import type { Taxonomy } from '../../src/storage/database.js';
+import type { TestApp } from './app.js';
 
 let counter = 0;
 const unique = (prefix: string) => `${prefix} ${++counter}`;
@@ -68,7 +69,17 @@ export async function insertRawPost(t: TestApp, type: 'venue' | 'organizer' | 'i
   const now = '2030-01-01 10:00:00';
   const post = await db
     .insertInto('posts')
-    .values({ type, status, author_id: t.users.administrator.id, title: unique(type), slug: '', date: now, date_utc: now, modified: now, modified_utc: now })
+    .values({
+      type,
+      status,
+      author_id: t.users.administrator.id,
+      title: unique(type),
+      slug: '',
+      date: now,
+      date_utc: now,
+      modified: now,
+      modified_utc: now,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return post.id;

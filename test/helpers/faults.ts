@@ -5,7 +5,7 @@
  * value the test marked. Created on whichever database the test runs (test/helpers/db.ts), inside the test's
  * own database (SQLite file or memory; PostgreSQL: the test's schema, dropped with it).
  */
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { DIALECT } from './db.js';
 
 export interface FaultSpec {
@@ -36,9 +36,18 @@ export async function injectFault(db: Kysely<any>, spec: FaultSpec): Promise<Fau
   const message = `injected fault ${spec.name}`;
   if (DIALECT === 'sqlite') {
     await sql
-      .raw(`create trigger ${spec.name} before ${spec.on} on ${spec.table} for each row when ${spec.when} begin select raise(abort, '${message}'); end`)
+      .raw(
+        `create trigger ${spec.name} before ${spec.on} on ${spec.table} for each row when ${spec.when} begin select raise(abort, '${message}'); end`,
+      )
       .execute(db);
-    return { message, remove: () => sql.raw(`drop trigger ${spec.name}`).execute(db).then(() => undefined) };
+    return {
+      message,
+      remove: () =>
+        sql
+          .raw(`drop trigger ${spec.name}`)
+          .execute(db)
+          .then(() => undefined),
+    };
   }
   const row = spec.on === 'delete' ? 'old' : 'new';
   await sql

@@ -58,13 +58,20 @@ const URL_ATTRIBUTES = new Set(['href', 'src', 'cite']);
 const DROP_WITH_CONTENT = /<(script|style|iframe|object|embed|noscript|template|textarea|select|svg|math)\b[^>]*>[\s\S]*?<\/\1\s*>/gi;
 
 function safeUrl(url: string): boolean {
-  const decoded = url.replace(/&#x?[0-9a-f]+;?/gi, '').replace(/[\s\u0000-\u001f]/g, '').toLowerCase();
+  const decoded = url
+    .replace(/&#x?[0-9a-f]+;?/gi, '')
+    .replace(/[\s\u0000-\u001f]/g, '')
+    .toLowerCase();
   const scheme = /^([a-z][a-z0-9+.-]*):/.exec(decoded);
   return !scheme || ['http', 'https', 'mailto', 'tel', 'ftp'].includes(scheme[1]);
 }
 
 function escapeAttribute(value: string): string {
-  return value.replace(/&(?![a-z0-9#]+;)/gi, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return value
+    .replace(/&(?![a-z0-9#]+;)/gi, '&amp;')
+    .replace(/"/g, '&quot;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
 }
 
 function rewriteTag(tag: string): string {

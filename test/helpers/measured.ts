@@ -44,6 +44,6 @@ export function writeMeasured(name: string, summary: { date: string } & Record<s
   const folder = resolve(ROOT, dir);
   mkdirSync(folder, { recursive: true });
   const file = join(folder, `${name}-${summary.date.slice(0, 10)}-${DIALECT}${suffix}.json`);
-  writeFileSync(file, JSON.stringify(summary, null, 2) + '\n');
+  writeFileSync(file, `${JSON.stringify(summary, null, 2)}\n`);
   return file;
 }

@@ -3,7 +3,7 @@
  * environment it is reached over HTTPS, trusting that certificate (Node's fetch takes no CA of its own, so
  * `httpsRequest` does those requests).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request as httpsRequestRaw } from 'node:https';
 import { createServer } from 'node:net';

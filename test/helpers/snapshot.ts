@@ -4,7 +4,7 @@
  * their rows". Rows are compared whole (JSON), so a changed counter shows as its old row removed and its new
  * row added.
  */
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 /** Posts and their details, links, terms, counts and the day counts kept by triggers. */
 export const WRITE_TABLES = [

@@ -28,7 +28,9 @@ describe('calendar CLI', () => {
   async function withApp<T>(fn: (inject: (auth: string) => Promise<number>) => Promise<T>): Promise<T> {
     const app = await buildApp(loadConfig({ LOG_LEVEL: 'silent' }), db.storage, { logger: false });
     try {
-      return await fn(async (auth) => (await app.inject({ method: 'GET', url: '/calendar/events/v1/tags', headers: { authorization: auth } })).statusCode);
+      return await fn(
+        async (auth) => (await app.inject({ method: 'GET', url: '/calendar/events/v1/tags', headers: { authorization: auth } })).statusCode,
+      );
     } finally {
       await app.close();
     }

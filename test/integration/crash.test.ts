@@ -14,13 +14,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { UserService } from '../../src/domain/users/user.service.js';
 import { databaseUrl } from '../helpers/cli.js';
 import { createTestDatabase, DIALECT, type TestDatabase } from '../helpers/db.js';
-import { checkWrite, compareReads, ORGANIZER_FIELDS, randomWrite, seeded, VENUE_FIELDS, type Body } from '../helpers/event-writes.js';
+import { type Body, checkWrite, compareReads, ORGANIZER_FIELDS, randomWrite, seeded, VENUE_FIELDS } from '../helpers/event-writes.js';
 import { startServer } from '../helpers/server.js';
 import { recountedDayCounts, storedDayCounts } from '../helpers/snapshot.js';
 
@@ -47,15 +47,36 @@ interface Tracked {
 /** Rows that a whole write never leaves: details without their post, posts without their details, dangling links. */
 const ORPHANS: [string, string][] = [
   ['events without a post', 'select count(*) as n from events e left join posts p on p.id = e.post_id where p.id is null'],
-  ['event posts without an event row', `select count(*) as n from posts p left join events e on e.post_id = p.id where p.type = 'event' and e.post_id is null`],
-  ['venue posts without details', `select count(*) as n from posts p left join venues v on v.post_id = p.id where p.type = 'venue' and v.post_id is null`],
+  [
+    'event posts without an event row',
+    `select count(*) as n from posts p left join events e on e.post_id = p.id where p.type = 'event' and e.post_id is null`,
+  ],
+  [
+    'venue posts without details',
+    `select count(*) as n from posts p left join venues v on v.post_id = p.id where p.type = 'venue' and v.post_id is null`,
+  ],
   ['venue details without a post', 'select count(*) as n from venues v left join posts p on p.id = v.post_id where p.id is null'],
-  ['organizer posts without details', `select count(*) as n from posts p left join organizers o on o.post_id = p.id where p.type = 'organizer' and o.post_id is null`],
+  [
+    'organizer posts without details',
+    `select count(*) as n from posts p left join organizers o on o.post_id = p.id where p.type = 'organizer' and o.post_id is null`,
+  ],
   ['organizer details without a post', 'select count(*) as n from organizers o left join posts p on p.id = o.post_id where p.id is null'],
-  ['image posts without details', `select count(*) as n from posts p left join images i on i.post_id = p.id where p.type = 'image' and i.post_id is null`],
-  ['events linked to a missing venue', 'select count(*) as n from events e left join posts v on v.id = e.venue_id where e.venue_id is not null and v.id is null'],
-  ['organizer links to a missing post', 'select count(*) as n from event_organizers l left join posts e on e.id = l.event_id left join posts o on o.id = l.organizer_id where e.id is null or o.id is null'],
-  ['term links to a missing post or term', 'select count(*) as n from term_relationships r left join posts p on p.id = r.post_id left join terms t on t.id = r.term_id where p.id is null or t.id is null'],
+  [
+    'image posts without details',
+    `select count(*) as n from posts p left join images i on i.post_id = p.id where p.type = 'image' and i.post_id is null`,
+  ],
+  [
+    'events linked to a missing venue',
+    'select count(*) as n from events e left join posts v on v.id = e.venue_id where e.venue_id is not null and v.id is null',
+  ],
+  [
+    'organizer links to a missing post',
+    'select count(*) as n from event_organizers l left join posts e on e.id = l.event_id left join posts o on o.id = l.organizer_id where e.id is null or o.id is null',
+  ],
+  [
+    'term links to a missing post or term',
+    'select count(*) as n from term_relationships r left join posts p on p.id = r.post_id left join terms t on t.id = r.term_id where p.id is null or t.id is null',
+  ],
 ];
 
 describe('crash safety: kill -9 mid-stream', () => {
@@ -133,7 +154,11 @@ describe('crash safety: kill -9 mid-stream', () => {
     Array.isArray(value)
       ? value.map(withoutJsonLd)
       : value && typeof value === 'object'
-        ? Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'json_ld').map(([k, v]) => [k, withoutJsonLd(v)]))
+        ? Object.fromEntries(
+            Object.entries(value)
+              .filter(([k]) => k !== 'json_ld')
+              .map(([k, v]) => [k, withoutJsonLd(v)]),
+          )
         : value;
 
   /** Remembers what an acknowledged write created inline, with the fields it was sent. */
@@ -203,12 +228,16 @@ describe('crash safety: kill -9 mid-stream', () => {
       const read = await get(`/events/${id}`);
       stats.event_reads_verified++;
       if (read.status !== 200) return fail(`round ${round} event ${id}`, [`acknowledged event answered ${read.status}`]);
-      let check;
+      let check: ReturnType<typeof compareReads>;
       if (read.body.title === t.acked.title) check = compareReads(read.body, t.acked);
       else if (t.maybe && read.body.title === t.maybe.title) {
         stats.unanswered.updates_landed++;
         check = checkWrite(read.body, t.maybe, t.acked);
-      } else check = { fields: 1, mismatches: [`title "${read.body.title}" is neither the acknowledged "${t.acked.title}" nor an unanswered later write`] };
+      } else
+        check = {
+          fields: 1,
+          mismatches: [`title "${read.body.title}" is neither the acknowledged "${t.acked.title}" nor an unanswered later write`],
+        };
       stats.fields_checked.after_restart += check.fields;
       fail(`round ${round} event ${id}`, check.mismatches);
       if (check.mismatches.length === 0) {
@@ -218,7 +247,12 @@ describe('crash safety: kill -9 mid-stream', () => {
     });
 
     for (const { input, owner } of unansweredCreates) {
-      const rows = await db.storage.db.selectFrom('posts').select('id').where('type', '=', 'event').where('title', '=', String(input.title)).execute();
+      const rows = await db.storage.db
+        .selectFrom('posts')
+        .select('id')
+        .where('type', '=', 'event')
+        .where('title', '=', String(input.title))
+        .execute();
       if (rows.length === 0) continue;
       if (rows.length > 1) fail(`round ${round} unanswered create "${input.title}"`, [`stored ${rows.length} times`]);
       const read = await get(`/events/${rows[0].id}`);
@@ -243,7 +277,8 @@ describe('crash safety: kill -9 mid-stream', () => {
         if (read.status !== 200) return fail(`round ${round} ${kind} ${id}`, [`answered ${read.status}`]);
         for (const f of fields) {
           stats.fields_checked.after_restart++;
-          if (read.body[f] !== sent[f]) fail(`round ${round} ${kind} ${id}`, [`${f}: read ${JSON.stringify(read.body[f])}, sent ${JSON.stringify(sent[f])}`]);
+          if (read.body[f] !== sent[f])
+            fail(`round ${round} ${kind} ${id}`, [`${f}: read ${JSON.stringify(read.body[f])}, sent ${JSON.stringify(sent[f])}`]);
         }
       });
     }
@@ -288,7 +323,11 @@ describe('crash safety: kill -9 mid-stream', () => {
     const orphans: Record<string, number> = {};
     for (const [name, query] of ORPHANS) orphans[name] = Number((await sql<{ n: number }>`${sql.raw(query)}`.execute(db.storage.db)).rows[0].n);
     database.orphans = Object.values(orphans).reduce((a, b) => a + b, 0);
-    assert.deepEqual(Object.entries(orphans).filter(([, n]) => n > 0), [], 'no orphan or half-stored rows');
+    assert.deepEqual(
+      Object.entries(orphans).filter(([, n]) => n > 0),
+      [],
+      'no orphan or half-stored rows',
+    );
     const dayCounts = await storedDayCounts(db.storage.db);
     database.day_counts_equal_recount = JSON.stringify(dayCounts) === JSON.stringify(await recountedDayCounts(db.storage.db));
     assert.deepEqual(dayCounts, await recountedDayCounts(db.storage.db), 'day counts equal a recount');

@@ -81,7 +81,9 @@ describe('limits and hostile clients', () => {
   });
 
   it('serves many connections at once', async () => {
-    const results = await Promise.all(Array.from({ length: 200 }, () => fetch(`http://127.0.0.1:${port}/calendar/events/v1/events`).then((r) => r.status)));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, () => fetch(`http://127.0.0.1:${port}/calendar/events/v1/events`).then((r) => r.status)),
+    );
     assert.ok(results.every((s) => s === 200));
   });
 

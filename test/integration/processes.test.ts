@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { UserService } from '../../src/domain/users/user.service.js';
 import { databaseUrl, runCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { type RunningServer, startServer } from '../helpers/server.js';
 
 const LOGIN = 'proc-admin';
 const PASSWORD = 'proc-admin-password';
@@ -43,7 +43,7 @@ describe('several processes on one database', () => {
   const post = (s: RunningServer, path: string, body: unknown, method = 'POST') =>
     fetch(`${s.base}${NS}${path}`, { method, headers: HEADERS, body: JSON.stringify(body) });
 
-  it('see each other\'s writes at once, even through their response caches', async () => {
+  it("see each other's writes at once, even through their response caches", async () => {
     for (let i = 0; i < 15; i++) {
       const reader = i % 2 === 0 ? a : b;
       const writer = i % 2 === 0 ? b : a;
@@ -57,7 +57,9 @@ describe('several processes on one database', () => {
   });
 
   it('handle many writers on one event: no 5xx, and the final title is one that was written', async () => {
-    const created = (await (await post(a, '/events', { title: 'Contended', start_date: '+2 days', end_date: '+2 days 1 hour' })).json()) as { id: number };
+    const created = (await (await post(a, '/events', { title: 'Contended', start_date: '+2 days', end_date: '+2 days 1 hour' })).json()) as {
+      id: number;
+    };
     const titles = Array.from({ length: 40 }, (_, i) => `Contended ${i}`);
     const results = await Promise.all(titles.map((title, i) => post(i % 2 ? a : b, `/events/${created.id}`, { title, cost: String(i) }, 'PATCH')));
     for (const res of results) assert.equal(res.status, 200, await res.text());
@@ -93,7 +95,11 @@ describe('several processes on one database', () => {
     assert.match(revoked.stdout, /revoked 1 application password/);
 
     // the very next request, in each process, is refused
-    for (const [name, s] of [['B', b], ['A', a], ['A', a]] as const) {
+    for (const [name, s] of [
+      ['B', b],
+      ['A', a],
+      ['A', a],
+    ] as const) {
       const res = await as(s, old);
       assert.equal(res.status, 401, `process ${name} refuses the revoked password`);
       assert.equal(((await res.json()) as { code: string }).code, 'incorrect_password');
@@ -103,7 +109,7 @@ describe('several processes on one database', () => {
     assert.equal(((await refusedWrite.json()) as { code: string }).code, 'incorrect_password');
     const stored = await db.storage.db.selectFrom('posts').select('id').where('title', '=', 'After revocation').execute();
     assert.deepEqual(stored, [], 'the refused write stored nothing');
-    assert.equal((await as(b, HEADERS.authorization)).status, 200, 'another user\'s remembered password still works');
+    assert.equal((await as(b, HEADERS.authorization)).status, 200, "another user's remembered password still works");
 
     // a new password works at once in both; the revoked one stays refused
     const again = await runCli(['users', 'app-password', 'revokee'], env);
@@ -117,7 +123,9 @@ describe('several processes on one database', () => {
 
   it('create events with one title at once without duplicate slugs', async () => {
     const results = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => post(i % 2 ? a : b, '/events', { title: 'Same Title Race', start_date: '+3 days', end_date: '+3 days 1 hour' })),
+      Array.from({ length: 30 }, (_, i) =>
+        post(i % 2 ? a : b, '/events', { title: 'Same Title Race', start_date: '+3 days', end_date: '+3 days 1 hour' }),
+      ),
     );
     const slugs: string[] = [];
     for (const res of results) {
@@ -143,7 +151,13 @@ describe('graceful shutdown', () => {
       const body = JSON.stringify({ title: 'In flight', start_date: '+1 day', end_date: '+1 day 1 hour' });
       const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
         const req = httpRequest(
-          { host: '127.0.0.1', port: server.port, method: 'POST', path: `${NS}/events`, headers: { ...HEADERS, 'content-length': Buffer.byteLength(body) } },
+          {
+            host: '127.0.0.1',
+            port: server.port,
+            method: 'POST',
+            path: `${NS}/events`,
+            headers: { ...HEADERS, 'content-length': Buffer.byteLength(body) },
+          },
           (res) => {
             let text = '';
             res.on('data', (d) => (text += d));

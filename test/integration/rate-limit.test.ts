@@ -23,7 +23,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { databaseUrl } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { freePort, startServer, type RunningServer } from '../helpers/server.js';
+import { freePort, type RunningServer, startServer } from '../helpers/server.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PATH = '/calendar/events/v1/tags';
@@ -170,9 +170,18 @@ describe('rate limit in Redis', { skip: SKIP_WITHOUT_REDIS }, () => {
       const from = clientAddress();
       const answers: Answer[] = [];
       for (let i = 0; i < 4; i++) answers.push(await hit(port, from));
-      assert.deepEqual(answers.map((a) => a.status), [200, 200, 200, 429]);
-      assert.deepEqual(answers.map((a) => a.headers['x-ratelimit-limit']), ['3', '3', '3', '3']);
-      assert.deepEqual(answers.map((a) => a.headers['x-ratelimit-remaining']), ['2', '1', '0', '0']);
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 200, 200, 429],
+      );
+      assert.deepEqual(
+        answers.map((a) => a.headers['x-ratelimit-limit']),
+        ['3', '3', '3', '3'],
+      );
+      assert.deepEqual(
+        answers.map((a) => a.headers['x-ratelimit-remaining']),
+        ['2', '1', '0', '0'],
+      );
       const limited = answers[3];
       assert.equal(limited.body.code, 'rest_too_many_requests');
       assert.equal(limited.body.data.status, 429);
@@ -327,7 +336,10 @@ describe('rate limit without Redis', () => {
       const from = clientAddress();
       const answers: Answer[] = [];
       for (let i = 0; i < 20; i++) answers.push(await hit((i % 2 === 0 ? a : b).port, from));
-      assert.ok(answers.every((x) => x.status === 200), 'ten in each process');
+      assert.ok(
+        answers.every((x) => x.status === 200),
+        'ten in each process',
+      );
       assert.deepEqual(
         answers.map((x) => Number(x.headers['x-ratelimit-remaining'])),
         [9, 9, 8, 8, 7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0],

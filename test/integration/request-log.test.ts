@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { databaseUrl } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { type RunningServer, startServer } from '../helpers/server.js';
 
 describe('request log', () => {
   let dir: string;

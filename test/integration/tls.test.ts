@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { UserService } from '../../src/domain/users/user.service.js';
 import { databaseUrl, runCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { freePort, httpsRequest, startServer, type RunningServer } from '../helpers/server.js';
+import { freePort, httpsRequest, type RunningServer, startServer } from '../helpers/server.js';
 
 const LOGIN = 'tls-admin';
 const PASSWORD = 'tls-admin-password';
@@ -26,8 +26,25 @@ function makeCertificate(dir: string, name: string): { cert: string; key: string
   const key = join(dir, `${name}.key`);
   execFileSync(
     'openssl',
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', key, '-out', cert],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
     { stdio: 'ignore' },
   );
   return { cert, key };

@@ -10,7 +10,7 @@ import type { Actor } from '../../src/domain/actor.js';
 import { canReadPost } from '../../src/domain/policies.js';
 import { STATUSES } from '../../src/domain/posts/post.js';
 import { listVisibility, visiblePosts } from '../../src/domain/visibility.js';
-import { createTestApp, type Caller, type TestApp } from '../helpers/app.js';
+import { type Caller, createTestApp, type TestApp } from '../helpers/app.js';
 
 interface Row {
   id: number;
@@ -37,18 +37,64 @@ describe('the visibility rule agrees with canReadPost on the database', () => {
           for (const before of status === 'trash' ? [...STATUSES.filter((s) => s !== 'trash'), null] : [null]) {
             const { id } = await db
               .insertInto('posts')
-              .values({ type, status, status_before_trash: before, author_id: authorId, title: `${type} ${status}`, slug: `visibility-${type}-${rows.length}`, date: STAMP, date_utc: STAMP, modified: STAMP, modified_utc: STAMP })
+              .values({
+                type,
+                status,
+                status_before_trash: before,
+                author_id: authorId,
+                title: `${type} ${status}`,
+                slug: `visibility-${type}-${rows.length}`,
+                date: STAMP,
+                date_utc: STAMP,
+                modified: STAMP,
+                modified_utc: STAMP,
+              })
               .returning('id')
               .executeTakeFirstOrThrow();
             if (type === 'event') {
               await db
                 .insertInto('events')
-                .values({ post_id: id, status, start_date: STAMP, end_date: STAMP, start_utc: STAMP, end_utc: STAMP, timezone: 'UTC', timezone_abbr: 'UTC', cost: '[]', currency_symbol: '', currency_code: '', currency_position: '', website: null, show_map: 0, show_map_link: 0, hide_from_listings: 0, all_day: 0, featured: 0, venue_id: null })
+                .values({
+                  post_id: id,
+                  status,
+                  start_date: STAMP,
+                  end_date: STAMP,
+                  start_utc: STAMP,
+                  end_utc: STAMP,
+                  timezone: 'UTC',
+                  timezone_abbr: 'UTC',
+                  cost: '[]',
+                  currency_symbol: '',
+                  currency_code: '',
+                  currency_position: '',
+                  website: null,
+                  show_map: 0,
+                  show_map_link: 0,
+                  hide_from_listings: 0,
+                  all_day: 0,
+                  featured: 0,
+                  venue_id: null,
+                })
                 .execute();
             } else {
               await db
                 .insertInto('venues')
-                .values({ post_id: id, address: '', city: '', country: '', province: '', state: '', zip: '', phone: '', website: '', stateprovince: '', show_map: 1, show_map_link: 1, geo_lat: null, geo_lng: null })
+                .values({
+                  post_id: id,
+                  address: '',
+                  city: '',
+                  country: '',
+                  province: '',
+                  state: '',
+                  zip: '',
+                  phone: '',
+                  website: '',
+                  stateprovince: '',
+                  show_map: 1,
+                  show_map_link: 1,
+                  geo_lat: null,
+                  geo_lng: null,
+                })
                 .execute();
             }
             rows.push({ id, type, authorId, status, statusBeforeTrash: before });
@@ -60,7 +106,10 @@ describe('the visibility rule agrees with canReadPost on the database', () => {
   after(() => t.close());
 
   const expected = (actor: Actor, type: Row['type']) =>
-    rows.filter((r) => r.type === type && canReadPost(actor, r)).map((r) => r.id).sort((a, b) => a - b);
+    rows
+      .filter((r) => r.type === type && canReadPost(actor, r))
+      .map((r) => r.id)
+      .sort((a, b) => a - b);
 
   it(`selects what the policy allows, for ${CALLERS.length} callers × 3 owners × every status and status before the trash`, async () => {
     let cells = 0;
@@ -71,10 +120,18 @@ describe('the visibility rule agrees with canReadPost on the database', () => {
         .selectFrom('posts')
         .select('id')
         .where('type', '=', 'event')
-        .where((eb) => visiblePosts(eb, v, { status: 'posts.status', authorId: 'posts.author_id', statusBeforeTrash: 'posts.status_before_trash' }) ?? sql<boolean>`1 = 1`)
+        .where(
+          (eb) =>
+            visiblePosts(eb, v, { status: 'posts.status', authorId: 'posts.author_id', statusBeforeTrash: 'posts.status_before_trash' }) ??
+            sql<boolean>`1 = 1`,
+        )
         .orderBy('id')
         .execute();
-      assert.deepEqual(got.map((r) => Number(r.id)), expected(actor, 'event'), caller);
+      assert.deepEqual(
+        got.map((r) => Number(r.id)),
+        expected(actor, 'event'),
+        caller,
+      );
       cells += rows.filter((r) => r.type === 'event').length;
     }
     process.stdout.write(`# visibility: ${cells} post × caller cells compared\n`);
@@ -85,10 +142,18 @@ describe('the visibility rule agrees with canReadPost on the database', () => {
       const actor = t.actor(caller);
       const visibility = listVisibility(actor);
       const events = await t.storage.events.list({ visibility, statuses: [...STATUSES] }, 10_000, 0);
-      assert.deepEqual(events.events.map((e) => e.id).sort((a, b) => a - b), expected(actor, 'event'), `events for ${caller}`);
+      assert.deepEqual(
+        events.events.map((e) => e.id).sort((a, b) => a - b),
+        expected(actor, 'event'),
+        `events for ${caller}`,
+      );
       assert.equal(events.total, expected(actor, 'event').length, `event total for ${caller}`);
       const venues = await t.storage.venues.list({ visibility, statuses: [...STATUSES] }, 10_000, 0);
-      assert.deepEqual(venues.records.map((v) => v.id).sort((a, b) => a - b), expected(actor, 'venue'), `venues for ${caller}`);
+      assert.deepEqual(
+        venues.records.map((v) => v.id).sort((a, b) => a - b),
+        expected(actor, 'venue'),
+        `venues for ${caller}`,
+      );
       assert.equal(venues.total, expected(actor, 'venue').length, `venue total for ${caller}`);
     }
   });
