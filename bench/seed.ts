@@ -7,6 +7,7 @@
 import { VERSIONED_TABLES } from '../src/storage/migrations/0001-initial.migration.js';
 import { rebuildEventDayCounts } from '../src/storage/migrations/0003-event-day-counts.migration.js';
 import type { Storage } from '../src/storage/storage.js';
+import { rng, SEARCH_WORDS } from './traffic.js';
 
 export interface SeedOptions {
   events: number;
@@ -27,44 +28,14 @@ export interface Seeded {
   seconds: number;
 }
 
-function rng(seed: number) {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 4294967296;
-  };
-}
-
 const pad = (n: number) => String(n).padStart(2, '0');
 const fmt = (ms: number) => {
   const d = new Date(ms);
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
 };
 
-const WORDS = [
-  'jazz',
-  'rock',
-  'festival',
-  'market',
-  'yoga',
-  'lecture',
-  'film',
-  'workshop',
-  'concert',
-  'tour',
-  'family',
-  'night',
-  'morning',
-  'garden',
-  'art',
-  'food',
-  'wine',
-  'dance',
-  'poetry',
-  'science',
-];
+/** The words of titles and venue names (the mixed traffic's searches use the same list). */
+const WORDS = SEARCH_WORDS;
 const CITIES: [string, number, number][] = [
   ['Paris', 48.8566, 2.3522],
   ['Lyon', 45.764, 4.8357],

@@ -68,7 +68,7 @@ export function sample<T>(from: readonly T[], count: number, seed: number): T[] 
   return pool.slice(0, n);
 }
 
-/** The words the seeder puts in titles and venue names (bench/seed.ts): searches for them find something. */
+/** The words the seeder puts in titles and venue names (bench/seed.ts takes them from here): searches find something. */
 export const SEARCH_WORDS = [
   'jazz',
   'rock',

@@ -5,6 +5,7 @@ import { EmbeddedTermSchema } from '../../src/http/schemas/components.schemas.js
 import { createTestApp, PUBLIC_URL, type TestApp } from '../helpers/app.js';
 import { insertRawPost, makeCategory, makeEvent, makeLinked, makeTag } from '../helpers/factories.js';
 import { injectFault, writeSteps } from '../helpers/faults.js';
+import { withoutJsonLd } from '../helpers/shapes.js';
 import { diffSnapshots, snapshot } from '../helpers/snapshot.js';
 
 const NS = `${PUBLIC_URL}/calendar/events/v1`;
@@ -341,16 +342,6 @@ describe('events: create', () => {
       const read = await t.get(`/events/${created.body.id}`, { as });
       assert.equal(read.status, 200);
       // json_ld is for single reads only (CONTRACT.md §2.1), on the event and on what it embeds
-      const withoutJsonLd = (value: any): any =>
-        Array.isArray(value)
-          ? value.map(withoutJsonLd)
-          : value && typeof value === 'object'
-            ? Object.fromEntries(
-                Object.entries(value)
-                  .filter(([k]) => k !== 'json_ld')
-                  .map(([k, v]) => [k, withoutJsonLd(v)]),
-              )
-            : value;
       assert.ok(read.body.json_ld, 'the single read has json_ld');
       assert.equal(created.body.json_ld, undefined);
       assert.deepEqual(created.body, withoutJsonLd(read.body), `as ${as}`);
@@ -365,35 +356,28 @@ describe('events: create', () => {
     // and organizer, new terms and their relationships. The same write without the fault is then stored whole,
     // so the failure came from the fault and nothing else.
     const MARK = '#fault';
+    /** What the create inserts before it links its organizers, in order. */
+    const INSERTS_BEFORE_LINKS = [
+      'insert images',
+      'insert venues',
+      'insert posts',
+      'insert events',
+      'insert terms',
+      'insert term_relationships',
+      'insert organizers',
+    ];
     const faults = [
       {
         site: 'the link to its organizer',
         spec: { table: 'event_organizers', on: 'insert', when: `exists (select 1 from posts where id = new.event_id and title like '%${MARK}%')` },
         failing: 'insert event_organizers',
-        ranBefore: [
-          'insert images',
-          'insert venues',
-          'insert posts',
-          'insert events',
-          'insert terms',
-          'insert term_relationships',
-          'insert organizers',
-        ],
+        ranBefore: INSERTS_BEFORE_LINKS,
       },
       {
         site: 'its term counts, its last statement',
         spec: { table: 'terms', on: 'update', when: `new.name like '%${MARK}%' and new.count <> old.count` },
         failing: 'update terms',
-        ranBefore: [
-          'insert images',
-          'insert venues',
-          'insert posts',
-          'insert events',
-          'insert terms',
-          'insert term_relationships',
-          'insert organizers',
-          'insert event_organizers',
-        ],
+        ranBefore: [...INSERTS_BEFORE_LINKS, 'insert event_organizers'],
       },
     ] as const;
 

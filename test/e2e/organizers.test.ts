@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { OrganizerSchema } from '../../src/http/routes/venues-organizers/venues-organizers.schemas.js';
 import { createTestApp, PUBLIC_URL, type TestApp } from '../helpers/app.js';
 import { makeEvent, makeLinked } from '../helpers/factories.js';
+import { keysWith } from '../helpers/shapes.js';
 
 describe('organizers', () => {
   let t: TestApp;
@@ -11,21 +13,7 @@ describe('organizers', () => {
   it('creates an organizer: 201, every empty key left out', async () => {
     const res = await t.post('/organizers', { as: 'author', form: { organizer: 'Org One', email: 'not-an-email', phone: '' } });
     assert.equal(res.status, 201);
-    assert.deepEqual(Object.keys(res.body), [
-      'id',
-      'author',
-      'status',
-      'date',
-      'date_utc',
-      'modified',
-      'modified_utc',
-      'url',
-      'organizer',
-      'slug',
-      'email',
-      'global_id',
-      'global_id_lineage',
-    ]);
+    assert.deepEqual(Object.keys(res.body), keysWith(OrganizerSchema, ['author', 'slug', 'email']));
     assert.equal(res.body.email, 'not-an-email', 'no e-mail format check, as in the original');
     assert.equal(res.body.url, `${PUBLIC_URL}/organizer/org-one/`);
     const missing = await t.post('/organizers', { as: 'author', form: { email: 'x' } });

@@ -22,6 +22,7 @@ import { databaseUrl } from '../helpers/cli.js';
 import { createTestDatabase, DIALECT, type TestDatabase } from '../helpers/db.js';
 import { type Body, checkWrite, compareReads, ORGANIZER_FIELDS, randomWrite, seeded, VENUE_FIELDS } from '../helpers/event-writes.js';
 import { startServer } from '../helpers/server.js';
+import { withoutJsonLd } from '../helpers/shapes.js';
 import { recountedDayCounts, storedDayCounts } from '../helpers/snapshot.js';
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 2);
@@ -150,17 +151,6 @@ describe('crash safety: kill -9 mid-stream', () => {
     writeFileSync(join(out, `crash-${date.slice(0, 10)}-${DIALECT}.json`), `${JSON.stringify(summary, null, 2)}\n`);
   }
 
-  const withoutJsonLd = (value: any): any =>
-    Array.isArray(value)
-      ? value.map(withoutJsonLd)
-      : value && typeof value === 'object'
-        ? Object.fromEntries(
-            Object.entries(value)
-              .filter(([k]) => k !== 'json_ld')
-              .map(([k, v]) => [k, withoutJsonLd(v)]),
-          )
-        : value;
-
   /** Remembers what an acknowledged write created inline, with the fields it was sent. */
   function noteCreatedLinked(input: Body, event: any) {
     if (input.venue && typeof input.venue === 'object' && !Array.isArray(event.venue)) venues.set(event.venue.id, input.venue as Body);
@@ -218,7 +208,7 @@ describe('crash safety: kill -9 mid-stream', () => {
   async function verify(base: string, round: number) {
     const get = async (path: string) => {
       const res = await fetch(`${base}${NS}${path}`, { headers: AUTH });
-      return { status: res.status, body: withoutJsonLd(await res.json()) };
+      return { status: res.status, body: withoutJsonLd((await res.json()) as any) };
     };
     const inBatches = async <T>(items: T[], fn: (item: T) => Promise<void>) => {
       for (let i = 0; i < items.length; i += 8) await Promise.all(items.slice(i, i + 8).map(fn));
