@@ -13,7 +13,3 @@ export function isRole(value: string): value is Role {
 export function isAuthenticated(actor: Actor): actor is Extract<Actor, { kind: 'user' }> {
   return actor.kind === 'user';
 }
-
-export function actorId(actor: Actor): number {
-  return actor.kind === 'user' ? actor.id : 0;
-}

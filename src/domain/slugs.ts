@@ -27,7 +27,7 @@ export function sanitizeSlug(input: string): string {
 export const MAX_SLUG_LENGTH = 200;
 
 /** `base-n`, the base shortened to leave room for the suffix as WordPress' `_truncate_post_slug` does. */
-export function numberedSlug(base: string, n: number): string {
+function numberedSlug(base: string, n: number): string {
   const suffix = `-${n}`;
   return `${base.slice(0, MAX_SLUG_LENGTH - suffix.length).replace(/-+$/, '')}${suffix}`;
 }

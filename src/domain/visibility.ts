@@ -60,7 +60,7 @@ export function listVisibility(actor: Actor): Visibility {
 }
 
 /** Whether a rule is "every status" (no condition needed). */
-export const isEverything = (rule: StatusRule) => rule.statuses.length === LIVE.length && rule.trashedFrom.length === LIVE.length;
+const isEverything = (rule: StatusRule) => rule.statuses.length === LIVE.length && rule.trashedFrom.length === LIVE.length;
 
 /** Whether the rule can be checked on a status column alone (no `status_before_trash`, no author). */
 export function statusesOnly(v: Visibility): readonly string[] | 'all' | undefined {

@@ -120,7 +120,6 @@ export interface VenueRecord extends PostRecord, VenueDetails {
 export interface OrganizerRecord extends PostRecord, OrganizerDetails {
   readonly type: 'organizer';
 }
-export type LinkedRecord = VenueRecord | OrganizerRecord;
 export type RecordOf<T extends LinkedType> = T extends 'venue' ? VenueRecord : OrganizerRecord;
 export type DetailsRecordOf<T extends LinkedType> = T extends 'venue' ? VenueDetails : OrganizerDetails;
 
@@ -172,7 +171,7 @@ function deriveVenueStateProvince(
 }
 
 /** `stateprovince` when it is not given: the state for US (or no) country, else the province. */
-export function deriveStateProvince(country: string, state: string, province: string): string {
+function deriveStateProvince(country: string, state: string, province: string): string {
   const c = country.trim().toLowerCase();
   return c === '' || c === 'us' || c === 'usa' || c === 'united states' ? state : province;
 }
