@@ -37,12 +37,14 @@ type PlainDetails = { -readonly [K in keyof typeof PLAIN_DETAILS]: EventDetails[
 function plainDetails(input: EventInput, create: true): PlainDetails;
 function plainDetails(input: EventInput, create: false): Partial<PlainDetails>;
 function plainDetails(input: EventInput, create: boolean): Partial<PlainDetails> {
-  const out: Partial<PlainDetails> = {};
-  for (const key of Object.keys(PLAIN_DETAILS) as (keyof PlainDetails)[]) {
-    const value = input[key];
-    if (value !== undefined || create) out[key] = value ?? PLAIN_DETAILS[key];
+  // (keyed loosely: each field's value comes from the input's field of the same name and type, or its default)
+  const sent = input as Readonly<Record<string, unknown>>;
+  const defaults: Readonly<Record<string, unknown>> = PLAIN_DETAILS;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(PLAIN_DETAILS)) {
+    if (sent[key] !== undefined || create) out[key] = sent[key] ?? defaults[key];
   }
-  return out;
+  return out as Partial<PlainDetails>;
 }
 
 /** The filters the store takes as the query gives them, without the absent ones. */
