@@ -1,58 +1,10 @@
 /**
  * TEST SUPPORT ONLY: the hand-written kses this service used before `sanitize-html` (src/domain/content/html.ts)
- * replaced it, kept verbatim so the hostile-HTML corpus (html.hostile.test.ts) can show what it let through.
+ * replaced it, kept verbatim (but for its allow-list, shared with the new one) so the hostile-HTML corpus (html.hostile.test.ts) can show what it let through.
  * Production code must never import this file.
  */
-const ALLOWED_TAGS: Record<string, readonly string[]> = {
-  a: ['href', 'title', 'target', 'rel'],
-  abbr: ['title'],
-  b: [],
-  blockquote: ['cite'],
-  br: [],
-  caption: [],
-  cite: [],
-  code: [],
-  dd: [],
-  del: ['datetime'],
-  div: [],
-  dl: [],
-  dt: [],
-  em: [],
-  figcaption: [],
-  figure: [],
-  h1: [],
-  h2: [],
-  h3: [],
-  h4: [],
-  h5: [],
-  h6: [],
-  hr: [],
-  i: [],
-  img: ['src', 'alt', 'width', 'height', 'title'],
-  ins: ['datetime'],
-  li: [],
-  ol: ['start'],
-  p: [],
-  pre: [],
-  q: ['cite'],
-  s: [],
-  small: [],
-  span: [],
-  strike: [],
-  strong: [],
-  sub: [],
-  sup: [],
-  table: [],
-  tbody: [],
-  td: ['colspan', 'rowspan'],
-  tfoot: [],
-  th: ['colspan', 'rowspan', 'scope'],
-  thead: [],
-  tr: [],
-  u: [],
-  ul: [],
-};
-const COMMON_ATTRIBUTES = ['class', 'id', 'lang', 'dir'];
+// the allow-list is the one the library now applies: what differs is only the algorithm
+import { ALLOWED_TAGS, COMMON_ATTRIBUTES } from '../../src/domain/content/html.js';
 const URL_ATTRIBUTES = new Set(['href', 'src', 'cite']);
 /** Elements whose content goes with them, not just their tags. */
 const DROP_WITH_CONTENT = /<(script|style|iframe|object|embed|noscript|template|textarea|select|svg|math)\b[^>]*>[\s\S]*?<\/\1\s*>/gi;

@@ -17,7 +17,8 @@
  */
 import sanitize from 'sanitize-html';
 
-const ALLOWED_TAGS: Record<string, readonly string[]> = {
+/** The tags and attributes kept for callers without `unfiltered_html` (also the old filter's, which a test replays). */
+export const ALLOWED_TAGS: Readonly<Record<string, readonly string[]>> = {
   a: ['href', 'title', 'target', 'rel'],
   abbr: ['title'],
   b: [],
@@ -66,7 +67,7 @@ const ALLOWED_TAGS: Record<string, readonly string[]> = {
   u: [],
   ul: [],
 };
-const COMMON_ATTRIBUTES = ['class', 'id', 'lang', 'dir'];
+export const COMMON_ATTRIBUTES: readonly string[] = ['class', 'id', 'lang', 'dir'];
 
 /**
  * Elements dropped with everything inside them, not just their tags: the library's own list (script, style,
@@ -93,7 +94,7 @@ const DROP_WITH_CONTENT = [
 
 const POST_HTML: sanitize.IOptions = {
   allowedTags: Object.keys(ALLOWED_TAGS),
-  allowedAttributes: { ...Object.fromEntries(Object.entries(ALLOWED_TAGS).map(([tag, attrs]) => [tag, [...attrs]])), '*': COMMON_ATTRIBUTES },
+  allowedAttributes: { ...Object.fromEntries(Object.entries(ALLOWED_TAGS).map(([tag, attrs]) => [tag, [...attrs]])), '*': [...COMMON_ATTRIBUTES] },
   allowedSchemes: ['http', 'https', 'mailto', 'tel', 'ftp'],
   allowedSchemesByTag: {},
   allowedSchemesAppliedToAttributes: ['href', 'src', 'cite'],
