@@ -1,0 +1,386 @@
+/**
+ * Recurrence rules (FEATURES.md §1): the `recurrence` lines of a series read, checked and expanded.
+ *
+ * Lines use Google Calendar's syntax: one `RRULE:`, any number of `RDATE` and `EXDATE` lines; the first instance
+ * is the event's own start. What the design refuses (§1.5) is refused here with a message that says why.
+ *
+ * Expansion runs on wall-clock time in the series' zone, never in UTC or the process's zone (E1): the rule is
+ * expanded by rrule-temporal in *floating* time (local wall times written as UTC, so no zone rules apply), then
+ * each local time is placed in the zone by `zonedWallToUtcMs`, whose policy is ours: a local time inside a
+ * spring-forward gap moves forward by the gap and still counts, an ambiguous one takes the first instant (E2, E3;
+ * Google's and our iCalendar consumers' behaviour). rrule-temporal rather than `rrule` 2.x, whose output depends
+ * on the process's zone (§1.4).
+ */
+import { RRuleTemporal } from 'rrule-temporal';
+import { toText } from 'rrule-temporal/totext';
+import { Temporal } from 'temporal-polyfill';
+import { formatUtcMs, formatWall, msToWall, type WallTime, wallToMs, type Zone, zonedWallToUtcMs } from '../../time/zones.js';
+
+/** The most instances a bounded series may have (FEATURES.md §1.5). */
+export const MAX_BOUNDED_INSTANCES = 5000;
+
+const FREQS = ['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'] as const;
+const SUB_DAILY = new Set(['HOURLY', 'MINUTELY', 'SECONDLY']);
+const WEEKDAYS = new Set(['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU']);
+
+/** Why a recurrence is refused; the service turns it into a 400 naming `recurrence`. */
+export class RecurrenceError extends Error {}
+
+/** A recurrence as stored: its normalised lines and what expansion needs of them. */
+export interface Recurrence {
+  /** The lines in normal form (RRULE parts upper-case, UNTIL in UTC or as a date, dates as the series' wall time). */
+  readonly lines: readonly string[];
+  /** The RRULE value without `RRULE:` (normalised), or undefined for a series of RDATEs only. */
+  readonly rule?: string;
+  /** Whether the series ends (COUNT, UNTIL, or RDATEs only). */
+  readonly bounded: boolean;
+  /** Extra instances and removed ones, as wall times in the series' zone (midnight for all-day series). */
+  readonly rdates: readonly WallTime[];
+  readonly exdates: readonly WallTime[];
+}
+
+/** One instance of a series. */
+export interface Instance {
+  /** The wall time the rule gives (before any gap shift): with the series, what identifies the instance. */
+  readonly originalWall: WallTime;
+  readonly originalUtcMs: number;
+  /** Where it is: the same instant as the original unless the wall time fell in a gap. */
+  readonly startWall: WallTime;
+  readonly endWall: WallTime;
+  readonly startUtcMs: number;
+  readonly endUtcMs: number;
+}
+
+/** The first instance and the frame a series expands in. */
+export interface SeriesFrame {
+  readonly start: WallTime;
+  readonly end: WallTime;
+  readonly allDay: boolean;
+  readonly zone: Zone;
+}
+
+// ---- reading -------------------------------------------------------------------------------------------
+
+const DATE_TIME = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(Z?))?$/;
+
+function wallOf(y: string, mo: string, d: string, h = '0', mi = '0', s = '0'): WallTime | undefined {
+  const w = { year: +y, month: +mo, day: +d, hour: +h, minute: +mi, second: +s };
+  const back = msToWall(wallToMs(w));
+  if (formatWall(back) !== formatWall(w) || w.hour > 23) return undefined;
+  return w;
+}
+
+const compact = (w: WallTime) => formatWall(w).replace(/[-:]/g, '').replace(' ', 'T');
+const compactDate = (w: WallTime) => compact(w).slice(0, 8);
+const midnight = (w: WallTime): WallTime => ({ ...w, hour: 0, minute: 0, second: 0 });
+
+/**
+ * A date value of RDATE/EXDATE/UNTIL as a wall time in the series' zone. UTC values (`Z`) are converted; `TZID`
+ * values must name the series' zone (anything else would be ambiguous about which wall time is meant); floating
+ * values are taken as the series' wall time. All-day series take dates.
+ */
+function readWhen(value: string, tzid: string | undefined, frame: SeriesFrame, what: string): WallTime {
+  const m = DATE_TIME.exec(value);
+  const wall = m && wallOf(m[1], m[2], m[3], m[4], m[5], m[6]);
+  if (!m || !wall) throw new RecurrenceError(`${what} "${value}" is not a date (YYYYMMDD) or date-time (YYYYMMDDTHHMMSS[Z]).`);
+  if (tzid !== undefined && m[7] === 'Z') throw new RecurrenceError(`${what} "${value}" has both a TZID and a UTC "Z".`);
+  if (tzid !== undefined && tzid !== frame.zone.name) {
+    throw new RecurrenceError(`${what} uses TZID=${tzid}; dates of this series are in its own zone, ${frame.zone.name}.`);
+  }
+  const local = m[7] === 'Z' ? msToWall(wallToMs(wall) + frame.zone.offsetAt(wallToMs(wall)) * 60_000) : wall;
+  if (frame.allDay) return midnight(local);
+  // a bare date on a timed series means that day at the series' time of day
+  if (m[4] === undefined) return { ...local, hour: frame.start.hour, minute: frame.start.minute, second: frame.start.second };
+  return local;
+}
+
+/** `NAME;PARAM=V;…:VALUE` → its parts, or undefined when it is not a content line. */
+function splitLine(line: string): { name: string; params: Map<string, string>; value: string } | undefined {
+  const colon = line.indexOf(':');
+  if (colon < 0) return undefined;
+  const [name, ...params] = line.slice(0, colon).split(';');
+  const map = new Map<string, string>();
+  for (const p of params) {
+    const eq = p.indexOf('=');
+    if (eq <= 0) return undefined;
+    map.set(p.slice(0, eq).toUpperCase(), p.slice(eq + 1));
+  }
+  return { name: name.toUpperCase(), params: map, value: line.slice(colon + 1) };
+}
+
+const intList = (v: string, min: number, max: number, part: string, allowNegative = true): number[] =>
+  v.split(',').map((s) => {
+    const n = /^[+-]?\d{1,3}$/.test(s) ? Number(s) : Number.NaN;
+    if (!Number.isInteger(n) || n === 0 || Math.abs(n) < min || Math.abs(n) > max || (!allowNegative && n < 0)) {
+      throw new RecurrenceError(`${part}=${v} is out of range.`);
+    }
+    return n;
+  });
+
+/** Checks the RRULE's parts and writes them in normal form (UNTIL in UTC, or a date for all-day series). */
+function readRule(value: string, frame: SeriesFrame): { rule: string; bounded: boolean; count?: number } {
+  const parts = new Map<string, string>();
+  for (const raw of value.split(';')) {
+    const eq = raw.indexOf('=');
+    const key = raw.slice(0, eq).toUpperCase();
+    if (eq <= 0 || raw.slice(eq + 1) === '') throw new RecurrenceError(`RRULE part "${raw}" is not NAME=VALUE.`);
+    if (parts.has(key)) throw new RecurrenceError(`RRULE has ${key} twice.`);
+    parts.set(key, raw.slice(eq + 1).toUpperCase());
+  }
+  const freq = parts.get('FREQ');
+  if (freq === undefined) throw new RecurrenceError('RRULE needs a FREQ.');
+  if (SUB_DAILY.has(freq)) throw new RecurrenceError(`FREQ=${freq} is not offered: a series repeats daily at most.`);
+  if (!(FREQS as readonly string[]).includes(freq)) throw new RecurrenceError(`FREQ=${freq} is not a frequency.`);
+  if (parts.has('COUNT') && parts.has('UNTIL')) throw new RecurrenceError('COUNT and UNTIL cannot both be given (RFC 5545 §3.3.10).');
+  const out: string[] = [`FREQ=${freq}`];
+  let count: number | undefined;
+  for (const [key, v] of parts) {
+    switch (key) {
+      case 'FREQ':
+        break;
+      case 'INTERVAL': {
+        const n = /^\d{1,4}$/.test(v) ? Number(v) : 0;
+        if (n < 1 || n > 1000) throw new RecurrenceError('INTERVAL must be between 1 and 1000.');
+        out.push(`INTERVAL=${n}`);
+        break;
+      }
+      case 'COUNT': {
+        count = /^\d{1,9}$/.test(v) ? Number(v) : 0;
+        if (count < 1) throw new RecurrenceError('COUNT must be a positive integer.');
+        if (count > MAX_BOUNDED_INSTANCES) throw tooMany();
+        out.push(`COUNT=${count}`);
+        break;
+      }
+      case 'UNTIL': {
+        const m = DATE_TIME.exec(v);
+        if (!m || !wallOf(m[1], m[2], m[3], m[4], m[5], m[6])) throw new RecurrenceError(`UNTIL=${v} is not a date or date-time.`);
+        out.push(`UNTIL=${normalUntil(v, frame)}`);
+        break;
+      }
+      case 'BYDAY': {
+        const days = v.split(',');
+        for (const d of days) {
+          const m = /^([+-]?\d{1,2})?([A-Z]{2})$/.exec(d);
+          if (!m || !WEEKDAYS.has(m[2])) throw new RecurrenceError(`BYDAY=${v} is not a list of weekdays (MO…SU, with an optional ordinal).`);
+          if (m[1] !== undefined) {
+            const n = Math.abs(Number(m[1]));
+            if (freq !== 'MONTHLY' && freq !== 'YEARLY') {
+              throw new RecurrenceError(`BYDAY with an ordinal (${d}) is only allowed with FREQ=MONTHLY or FREQ=YEARLY.`);
+            }
+            if (freq === 'YEARLY' && parts.has('BYWEEKNO')) throw new RecurrenceError('BYDAY with an ordinal cannot be used with BYWEEKNO.');
+            if (n < 1 || n > (freq === 'MONTHLY' ? 5 : 53)) throw new RecurrenceError(`BYDAY ordinal ${d} is out of range.`);
+          }
+        }
+        out.push(`BYDAY=${days.join(',')}`);
+        break;
+      }
+      case 'BYMONTHDAY':
+        out.push(`BYMONTHDAY=${intList(v, 1, 31, key).join(',')}`);
+        break;
+      case 'BYYEARDAY':
+        if (freq !== 'YEARLY') throw new RecurrenceError('BYYEARDAY is only allowed with FREQ=YEARLY.');
+        out.push(`BYYEARDAY=${intList(v, 1, 366, key).join(',')}`);
+        break;
+      case 'BYWEEKNO':
+        if (freq !== 'YEARLY') throw new RecurrenceError('BYWEEKNO is only allowed with FREQ=YEARLY.');
+        out.push(`BYWEEKNO=${intList(v, 1, 53, key).join(',')}`);
+        break;
+      case 'BYMONTH':
+        out.push(`BYMONTH=${intList(v, 1, 12, key, false).join(',')}`);
+        break;
+      case 'BYSETPOS':
+        out.push(`BYSETPOS=${intList(v, 1, 366, key).join(',')}`);
+        break;
+      case 'WKST':
+        if (!WEEKDAYS.has(v)) throw new RecurrenceError(`WKST=${v} is not a weekday.`);
+        out.push(`WKST=${v}`);
+        break;
+      case 'BYHOUR':
+      case 'BYMINUTE':
+      case 'BYSECOND':
+        throw new RecurrenceError(`${key} is not offered: every instance starts at the event's own time of day.`);
+      default:
+        throw new RecurrenceError(`RRULE part ${key} is not known.`);
+    }
+  }
+  if (parts.has('BYSETPOS') && ![...parts.keys()].some((k) => k.startsWith('BY') && k !== 'BYSETPOS')) {
+    throw new RecurrenceError('BYSETPOS needs another BYxxx part to select from.');
+  }
+  return { rule: out.join(';'), bounded: parts.has('COUNT') || parts.has('UNTIL'), count };
+}
+
+/**
+ * UNTIL as stored: for all-day series a date; otherwise a UTC date-time. A bare date on a timed series means
+ * the end of that local day (E5); a floating date-time is the series' wall time.
+ */
+function normalUntil(v: string, frame: SeriesFrame): string {
+  const m = DATE_TIME.exec(v) as RegExpExecArray;
+  if (frame.allDay) return compactDate(readWhen(v, undefined, frame, 'UNTIL'));
+  if (m[4] === undefined) {
+    const endOfDay = { ...(wallOf(m[1], m[2], m[3]) as WallTime), hour: 23, minute: 59, second: 59 };
+    return `${compact(msToWall(zonedWallToUtcMs(endOfDay, frame.zone)))}Z`;
+  }
+  if (m[7] === 'Z') return v;
+  return `${compact(msToWall(zonedWallToUtcMs(readWhen(v, undefined, frame, 'UNTIL'), frame.zone)))}Z`;
+}
+
+function tooMany(): RecurrenceError {
+  return new RecurrenceError(`A bounded series may have at most ${MAX_BOUNDED_INSTANCES} occurrences.`);
+}
+
+/** How a date of the series is written back: a date (all-day), the zone's wall time (IANA zones), or UTC. */
+function writeWhen(w: WallTime, frame: SeriesFrame): string {
+  if (frame.allDay) return `;VALUE=DATE:${compactDate(w)}`;
+  if (frame.zone.name.includes('/')) return `;TZID=${frame.zone.name}:${compact(w)}`;
+  return `:${compact(msToWall(zonedWallToUtcMs(w, frame.zone)))}Z`;
+}
+
+/**
+ * Reads `recurrence` lines. Returns undefined for no lines (a single event); throws RecurrenceError for what
+ * FEATURES.md §1.5 refuses.
+ */
+export function parseRecurrence(lines: readonly string[], frame: SeriesFrame): Recurrence | undefined {
+  if (lines.length === 0) return undefined;
+  let rule: { rule: string; bounded: boolean; count?: number } | undefined;
+  const rdates: WallTime[] = [];
+  const exdates: WallTime[] = [];
+  for (const line of lines) {
+    if (typeof line !== 'string' || line.length > 2000 || /[\r\n\0]/.test(line))
+      throw new RecurrenceError('Each line is one string of at most 2000 characters.');
+    const parsed = splitLine(line.trim());
+    if (!parsed) throw new RecurrenceError(`"${line.slice(0, 80)}" is not an RRULE, RDATE or EXDATE line.`);
+    const { name, params, value } = parsed;
+    if (name === 'RRULE') {
+      if (rule) throw new RecurrenceError('Only one RRULE is allowed.');
+      if (params.size > 0) throw new RecurrenceError('RRULE takes no parameters.');
+      rule = readRule(value, frame);
+    } else if (name === 'RDATE' || name === 'EXDATE') {
+      const type = params.get('VALUE')?.toUpperCase();
+      if (type !== undefined && type !== 'DATE' && type !== 'DATE-TIME') throw new RecurrenceError(`${name} VALUE=${type} is not supported.`);
+      for (const key of params.keys()) if (key !== 'VALUE' && key !== 'TZID') throw new RecurrenceError(`${name} parameter ${key} is not supported.`);
+      const list = name === 'RDATE' ? rdates : exdates;
+      for (const v of value.split(',')) {
+        if (type === 'DATE' && v.includes('T')) throw new RecurrenceError(`${name};VALUE=DATE takes dates, not "${v}".`);
+        list.push(readWhen(v, params.get('TZID'), frame, name));
+      }
+    } else if (name === 'EXRULE') {
+      throw new RecurrenceError('EXRULE is deprecated (RFC 5545) and not supported; use EXDATE.');
+    } else if (name === 'DTSTART' || name === 'DTEND') {
+      throw new RecurrenceError(`${name} is not allowed: the first instance is the event's start_date and end_date.`);
+    } else {
+      throw new RecurrenceError(`${name} is not an RRULE, RDATE or EXDATE line.`);
+    }
+  }
+  const byString = (a: WallTime, b: WallTime) => (formatWall(a) < formatWall(b) ? -1 : 1);
+  const uniq = (ws: WallTime[]) => [...new Map(ws.map((w) => [formatWall(w), w])).values()].sort(byString);
+  const r = uniq(rdates);
+  const x = uniq(exdates);
+  const out: string[] = [];
+  if (rule) out.push(`RRULE:${rule.rule}`);
+  if (r.length > 0) out.push(...r.map((w) => `RDATE${writeWhen(w, frame)}`));
+  if (x.length > 0) out.push(...x.map((w) => `EXDATE${writeWhen(w, frame)}`));
+  const recurrence: Recurrence = { lines: out, rule: rule?.rule, bounded: rule ? rule.bounded : true, rdates: r, exdates: x };
+  if (recurrence.bounded && r.length + (rule?.count ?? 0) > MAX_BOUNDED_INSTANCES) throw tooMany();
+  return recurrence;
+}
+
+// ---- expansion -----------------------------------------------------------------------------------------
+
+/** A wall time as a floating ZonedDateTime (the wall time written as UTC: no zone rules apply). */
+function floating(w: WallTime): Temporal.ZonedDateTime {
+  return Temporal.Instant.fromEpochMilliseconds(wallToMs(w)).toZonedDateTimeISO('UTC');
+}
+
+const fromFloating = (z: { toString(): string; epochMilliseconds?: number }): WallTime => msToWall((z as Temporal.ZonedDateTime).epochMilliseconds);
+
+/** The rule in floating time: UNTIL (UTC) becomes the series' wall time, like every other date. */
+function floatingRule(rec: Recurrence, frame: SeriesFrame): RRuleTemporal | undefined {
+  if (!rec.rule) return undefined;
+  const rule = rec.rule.replace(/UNTIL=(\d{8})(T\d{6}Z)?/, (_, date: string, time?: string) => {
+    if (!time) return `UNTIL=${date}T235959Z`;
+    const utc = wallOf(date.slice(0, 4), date.slice(4, 6), date.slice(6, 8), time.slice(1, 3), time.slice(3, 5), time.slice(5, 7)) as WallTime;
+    const ms = wallToMs(utc);
+    return `UNTIL=${compact(msToWall(ms + frame.zone.offsetAt(ms) * 60_000))}Z`;
+  });
+  return new RRuleTemporal({
+    rruleString: rule,
+    dtstart: floating(frame.allDay ? midnight(frame.start) : frame.start),
+    tzid: 'UTC',
+    includeDtstart: true,
+    exDate: rec.exdates.map(floating),
+    cache: false,
+  });
+}
+
+/** Places one original wall time: the instant (gap and overlap policy above) and the end by the first instance's length. */
+function place(original: WallTime, frame: SeriesFrame): Instance {
+  const lengthMs = wallToMs(frame.end) - wallToMs(frame.start);
+  if (frame.allDay) {
+    const startWall = midnight(original);
+    const endWall = msToWall(wallToMs(startWall) + wallToMs(midnight(frame.end)) - wallToMs(midnight(frame.start)) + 86_399_000);
+    const startUtcMs = zonedWallToUtcMs(startWall, frame.zone);
+    return { originalWall: startWall, originalUtcMs: startUtcMs, startWall, endWall, startUtcMs, endUtcMs: zonedWallToUtcMs(endWall, frame.zone) };
+  }
+  const startUtcMs = zonedWallToUtcMs(original, frame.zone);
+  const startWall = msToWall(startUtcMs + frame.zone.offsetAt(startUtcMs) * 60_000);
+  const endWall = msToWall(wallToMs(original) + lengthMs);
+  // a start moved out of a gap keeps its length (else 02:30–03:00 on the day of the gap would last no time)
+  const shifted = formatWall(startWall) !== formatWall(original);
+  const endUtcMs = Math.max(shifted ? startUtcMs + lengthMs : startUtcMs, zonedWallToUtcMs(endWall, frame.zone));
+  return {
+    originalWall: original,
+    originalUtcMs: startUtcMs,
+    startWall,
+    endWall: msToWall(endUtcMs + frame.zone.offsetAt(endUtcMs) * 60_000),
+    startUtcMs,
+    endUtcMs,
+  };
+}
+
+/**
+ * The instances of a series whose original wall time is before `until` (exclusive; a wall time in the series'
+ * zone), in order. Bounded series need no limit; unbounded ones must give one. Throws RecurrenceError when a
+ * bounded series has more than MAX_BOUNDED_INSTANCES.
+ */
+export function expand(rec: Recurrence, frame: SeriesFrame, until?: WallTime): Instance[] {
+  if (!rec.bounded && until === undefined) throw new Error('an unbounded series expands only up to a limit');
+  const rule = floatingRule(rec, frame);
+  const first = frame.allDay ? midnight(frame.start) : frame.start;
+  const limitMs = until === undefined ? Number.POSITIVE_INFINITY : wallToMs(until);
+  const walls = new Map<string, WallTime>();
+  const add = (w: WallTime) => {
+    if (wallToMs(w) < limitMs) walls.set(formatWall(w), w);
+  };
+  if (rule) {
+    if (rec.bounded) {
+      let n = 0;
+      for (const z of rule.all(() => ++n <= MAX_BOUNDED_INSTANCES + 1)) add(fromFloating(z));
+    } else {
+      const before = Temporal.Instant.fromEpochMilliseconds(limitMs).toZonedDateTimeISO('UTC');
+      for (const z of rule.between(floating(first), before, true)) add(fromFloating(z));
+    }
+  } else {
+    add(first);
+  }
+  const excluded = new Set(rec.exdates.map(formatWall));
+  for (const w of rec.rdates) if (!excluded.has(formatWall(w))) add(w);
+  if (!rule && excluded.has(formatWall(first))) walls.delete(formatWall(first));
+  const out = [...walls.values()].sort((a, b) => wallToMs(a) - wallToMs(b)).map((w) => place(w, frame));
+  if (rec.bounded && out.length > MAX_BOUNDED_INSTANCES) throw tooMany();
+  return out;
+}
+
+/** The stable, opaque key of an instance: `{series}_{YYYYMMDDTHHMMSSZ}` (all-day: `{series}_{YYYYMMDD}`). */
+export function occurrenceKey(seriesId: number, originalUtc: string, allDay: boolean, originalWall?: WallTime): string {
+  if (allDay && originalWall) return `${seriesId}_${compactDate(originalWall)}`;
+  return `${seriesId}_${originalUtc.replace(/[-:]/g, '').replace(' ', 'T')}Z`;
+}
+
+/** The recurrence in words ("every week on Monday for 10 times"), for people reading the API. */
+export function describeRecurrence(rec: Recurrence, frame: SeriesFrame): string {
+  const rule = floatingRule(rec, frame);
+  const extra = rec.rule ? [] : [`on ${rec.rdates.length + 1} dates`];
+  return rule ? toText(rule, 'en', { excludeTzAbbreviation: true }) : extra.join('');
+}
+
+export { formatUtcMs };
