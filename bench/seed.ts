@@ -5,7 +5,7 @@
  * databases; deterministic for a given seed.
  */
 import { VERSIONED_TABLES } from '../src/storage/migrations/0001-initial.migration.js';
-import { rebuildEventDayCounts } from '../src/storage/migrations/0003-event-day-counts.migration.js';
+import { rebuildEventDayCounts } from '../src/storage/migrations/0006-recurring-events.migration.js';
 import type { Storage } from '../src/storage/storage.js';
 import { rng, SEARCH_WORDS } from './traffic.js';
 

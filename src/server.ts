@@ -40,8 +40,12 @@ async function worker(config: Config, tls: TlsFiles | undefined): Promise<void> 
   const app = await buildApp(config, storage, tls ? { https: { cert: tls.cert, key: tls.key } } : {});
 
   // scheduled posts come due: checked at start and every minute (any number of processes may do it at once)
+  // and the occurrences of recurring series without an end keep reaching the horizon (a cheap check when they do)
   const publishDue = () =>
-    app.services.events.publishDue().catch((error: unknown) => app.log.error({ err: error }, 'publishing scheduled posts failed'));
+    Promise.all([
+      app.services.events.publishDue().catch((error: unknown) => app.log.error({ err: error }, 'publishing scheduled posts failed')),
+      app.services.events.extendSeries().catch((error: unknown) => app.log.error({ err: error }, 'extending recurring series failed')),
+    ]);
   await publishDue();
   const scheduler = setInterval(() => void publishDue(), 60_000);
   scheduler.unref();

@@ -19,6 +19,8 @@ export interface Config {
   readonly adminLogin: string | undefined;
   readonly adminPassword: string | undefined;
   readonly siteTimezone: string;
+  /** How far ahead unbounded recurring series are materialised (months). */
+  readonly recurrenceHorizonMonths: number;
   readonly logLevel: LogLevel;
   readonly bodyLimit: number;
   /** Origins allowed by CORS: empty = CORS off, `['*']` = any. */
@@ -145,6 +147,12 @@ export const VARIABLES: readonly VariableDoc[] = [
     default: 'on',
     description:
       'Also serve the API under `/wp-json/tribe/events/v1/…` and a WordPress root index at `/wp-json/`, for clients of the original that append that path to a site URL; `off` turns both off.',
+  },
+  {
+    name: 'RECURRENCE_HORIZON_MONTHS',
+    default: '60',
+    description:
+      'How far ahead the occurrences of a recurring series without an end exist (months, 1–240). A job moves the horizon forward daily; a query whose window reaches past it materialises more, up to twice this far.',
   },
   { name: 'SITE_NAME', default: 'Events Calendar', description: 'The site name the WordPress root index (`/wp-json/`) shows.' },
   {
@@ -329,6 +337,7 @@ export function loadConfig(env: Env): Config {
     adminLogin,
     adminPassword,
     siteTimezone,
+    recurrenceHorizonMonths: integer(env, 'RECURRENCE_HORIZON_MONTHS', 60, 1, 240),
     logLevel,
     bodyLimit,
     corsOrigins: Object.freeze(corsOrigins.includes('*') ? ['*'] : corsOrigins),

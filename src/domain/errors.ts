@@ -104,6 +104,13 @@ export const errors = {
   eventInTrash: (id: number) => new ApiError('event-is-in-trash', 410, `The event with ID ${id} is already in the trash.`),
   eventPageNotFound: () => new ApiError('event-archive-page-not-found', 404, 'The requested page of events does not exist.'),
 
+  // --- recurring events (FEATURES.md §1) ---
+  eventOccurrenceGone: (id: number) =>
+    new ApiError('event-occurrence-gone', 410, `The occurrence with ID ${id} no longer exists: its series' rule or times changed.`),
+  eventNotRecurring: (id: number) => new ApiError('event-not-recurring', 400, `The event with ID ${id} is not a recurring series.`),
+  eventNotOccurrence: (id: number) =>
+    new ApiError('event-not-occurrence', 400, `The event with ID ${id} is not an occurrence of a recurring series.`),
+
   // --- venues and organizers (The Events Calendar) ---
   linkedNotAccessible: (type: 'venue' | 'organizer') => new ApiError(`${type}-not-accessible`, 403, `The requested ${type} is not accessible.`),
   linkedInTrash: (type: 'venue' | 'organizer', id: number) =>

@@ -82,6 +82,19 @@ export function serializeEvent(view: EventView, urls: Urls, options: { single?: 
     custom_fields: [],
   };
   if (options.single) out.json_ld = eventJsonLd(view, url, urls);
+  const series = view.series;
+  if (series?.kind === 'occurrence') {
+    out.series_id = series.seriesId;
+    out.occurrence_key = series.key;
+    out.original_start_date = series.originalStart;
+    out.original_utc_start_date = series.originalStartUtc;
+    out.is_exception = series.isException;
+  } else if (series?.kind === 'series') {
+    out.recurrence = [...series.recurrence];
+    out.recurrence_text = series.text;
+    if (series.splitFrom !== null) out.split_from = series.splitFrom;
+  }
+  if (view.removedOccurrences) out.removed_occurrences = [...view.removedOccurrences];
   return out;
 }
 

@@ -78,6 +78,38 @@ export interface EventsTable {
   hide_from_listings: Flag;
   featured: Flag;
   venue_id: number | null;
+  /** `single`, `series` (a recurring event's master, never listed as an occurrence) or `occurrence`. */
+  kind: Generated<string>;
+  /** The series of an occurrence (its master's post id); null otherwise. */
+  series_id: Generated<number | null>;
+}
+
+/** A recurring event's rule, beside its master's `events` row (FEATURES.md §1.5). */
+export interface EventSeriesTable {
+  post_id: number;
+  /** JSON array of the normalised RRULE/RDATE/EXDATE lines. */
+  recurrence: string;
+  bounded: Flag;
+  /** Unbounded series: instances whose original wall time is before this are materialised. */
+  materialized_until: string | null;
+  /** The series this one was split from ("this and following"). */
+  split_from: number | null;
+}
+
+/**
+ * Every occurrence a series ever had, by its stable id (a post id): `active` and `cancelled` ones have their
+ * post and event rows; `gone` ones (their original start left the rule) keep only this row, so that their id
+ * answers 410 and is never given again.
+ */
+export interface OccurrencesTable {
+  id: number;
+  series_id: number;
+  /** The instant the rule gives (UTC) and the same as the series' wall time: with the series, the identity. */
+  original_start_utc: string;
+  original_start: string;
+  state: string;
+  /** JSON array of the fields an edit of this occurrence alone set (an exception when not empty). */
+  overrides: string;
 }
 
 export interface EventOrganizersTable {
@@ -168,6 +200,8 @@ export interface Database {
   term_relationships: TermRelationshipsTable;
   data_version: DataVersionTable;
   event_day_counts: EventDayCountsTable;
+  event_series: EventSeriesTable;
+  occurrences: OccurrencesTable;
 }
 
 /** Events per status, hidden flag, start day and end day (kept by triggers; see migration 0003). */

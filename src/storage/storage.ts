@@ -14,6 +14,7 @@ import { EventStore } from './stores/event.store.js';
 import { ImageStore } from './stores/image.store.js';
 import { LinkedStore } from './stores/linked.store.js';
 import { PostStore } from './stores/post.store.js';
+import { SeriesStore } from './stores/series.store.js';
 import { TermStore } from './stores/term.store.js';
 import { UserStore } from './stores/user.store.js';
 
@@ -22,6 +23,7 @@ export class Storage {
   readonly terms: TermStore;
   readonly posts: PostStore;
   readonly events: EventStore;
+  readonly series: SeriesStore;
   readonly images: ImageStore;
   readonly venues: LinkedStore<'venue'>;
   readonly organizers: LinkedStore<'organizer'>;
@@ -36,6 +38,7 @@ export class Storage {
     this.terms = new TermStore(db, dialect);
     this.posts = new PostStore(db);
     this.events = new EventStore(db, dialect);
+    this.series = new SeriesStore(db, dialect);
     this.images = new ImageStore(db);
     this.venues = new LinkedStore(db, dialect, 'venue');
     this.organizers = new LinkedStore(db, dialect, 'organizer');

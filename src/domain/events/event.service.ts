@@ -6,7 +6,7 @@
  */
 import type { Storage } from '../../storage/storage.js';
 import type { ImageRecord } from '../../storage/stores/image.store.js';
-import { getZone, parseWall } from '../../time/zones.js';
+import { formatUtcMs, formatWall, getZone, msToWall, parseWall, wallToMs } from '../../time/zones.js';
 import { type Actor, isAuthenticated } from '../actor.js';
 import { errors } from '../errors.js';
 import type { OrganizerRecord, VenueRecord } from '../linked/linked.js';
@@ -30,6 +30,8 @@ import {
 } from './event.js';
 import { canonicalZoneName, computeEventDates, readDate } from './event-dates.js';
 import { parseSearch, resolveDateWindow } from './event-query.js';
+import { describeRecurrence, expand, type Recurrence, reframe, splitRecurrence } from './recurrence.js';
+import { frameOf, overriddenBy, readRecurrence, SeriesKeeper } from './series.js';
 
 type PlainDetails = { -readonly [K in keyof typeof PLAIN_DETAILS]: EventDetails[K] };
 
@@ -62,7 +64,22 @@ export interface EventView {
   readonly image: ImageRecord | undefined;
   readonly venue: LinkedView<VenueRecord> | undefined;
   readonly organizers: readonly LinkedView<OrganizerRecord>[];
+  /** Recurring items only: what the series or occurrence adds (FEATURES.md §1.5). */
+  readonly series?: SeriesView;
+  /** A write of a series: the occurrences it removed. */
+  readonly removedOccurrences?: readonly number[];
 }
+
+export type SeriesView =
+  | { readonly kind: 'series'; readonly recurrence: readonly string[]; readonly text: string; readonly splitFrom: number | null }
+  | {
+      readonly kind: 'occurrence';
+      readonly seriesId: number;
+      readonly key: string;
+      readonly originalStart: string;
+      readonly originalStartUtc: string;
+      readonly isException: boolean;
+    };
 
 export interface EventPage {
   readonly items: readonly EventView[];
@@ -95,9 +112,15 @@ export class EventService {
     private readonly venues: LinkedService<'venue'>,
     private readonly organizers: LinkedService<'organizer'>,
     private readonly clock: () => number = Date.now,
+    horizonMonths = 60,
   ) {
     this.writer = new PostWriter(storage, siteZone, EVENT, clock);
+    this.series = new SeriesKeeper(siteZone, horizonMonths);
+    this.horizonMonths = horizonMonths;
   }
+
+  private readonly series: SeriesKeeper;
+  private readonly horizonMonths: number;
 
   // ---- reads -------------------------------------------------------------------------------------------
 
@@ -105,6 +128,7 @@ export class EventService {
     const record = await this.storage.events.find(id);
     if (!record) {
       if ((await this.storage.posts.typeOf(id)) !== undefined) throw errors.invalidEventId(id);
+      if ((await this.storage.series.occurrence(id))?.state === 'gone') throw errors.eventOccurrenceGone(id);
       throw errors.eventNotFound(id);
     }
     this.assertReadable(actor, record);
@@ -147,6 +171,7 @@ export class EventService {
     const statuses = q.statuses && !q.statuses.includes('any') ? q.statuses : undefined;
     const termGroups = [q.categories, q.tags].filter((g): g is readonly number[] => Array.isArray(g));
     const perPage = q.perPage;
+    await this.reach(window.endLte ?? window.startLt, nowMs);
     const { events, total } = await this.storage.events.list(
       {
         visibility: listVisibility(actor),
@@ -163,6 +188,8 @@ export class EventService {
         hasGeo,
         near: lat !== undefined && lng !== undefined ? { lat, lng, km: q.geolocDistance } : undefined,
         orderByDate: include !== undefined,
+        seriesOnce: q.expandRecurring === false ? true : undefined,
+        withCancelled: q.showCancelled && can(actor, 'edit_posts') ? true : undefined,
       },
       perPage,
       (q.page - 1) * perPage,
@@ -175,6 +202,7 @@ export class EventService {
       statuses: status,
       hasGeoloc: hasGeo,
       geolocDistance: lat !== undefined ? q.geolocDistance : undefined,
+      expandRecurring: q.expandRecurring === false ? false : undefined,
     };
     // the answer depends on the clock only through the window: when it is the same a minute from now (whole
     // days, the default), it stays right for that minute unless something is written
@@ -191,6 +219,7 @@ export class EventService {
       this.storage.venues.findMany(records.map((r) => r.venueId).filter((id): id is number => id !== null)),
     ]);
     const organizers = await this.storage.organizers.findMany([...links.values()].flat());
+    const series = await this.seriesViews(records);
     const imageIds = [...records, ...venues.values(), ...organizers.values()].map((r) => r.imageId).filter((id): id is number => id !== null);
     const images = await this.storage.images.findMany(imageIds);
     const image = (id: number | null) => (id === null ? undefined : images.get(id));
@@ -207,8 +236,38 @@ export class EventService {
         organizers: (links.get(record.id) ?? [])
           .map((id) => readable(organizers.get(id)))
           .filter((o): o is LinkedView<OrganizerRecord> => o !== undefined),
+        ...(series.has(record.id) ? { series: series.get(record.id) } : {}),
       };
     });
+  }
+
+  /** What recurring records add (nothing for single events, and no query when a page has none). */
+  private async seriesViews(records: readonly EventRecord[]): Promise<Map<number, SeriesView>> {
+    const out = new Map<number, SeriesView>();
+    const masters = records.filter((r) => r.kind === 'series');
+    const occurrences = records.filter((r) => r.kind === 'occurrence');
+    if (masters.length === 0 && occurrences.length === 0) return out;
+    const [rules, rows] = await Promise.all([
+      this.storage.series.findMany(masters.map((r) => r.id)),
+      this.storage.series.occurrencesByIds(occurrences.map((r) => r.id)),
+    ]);
+    for (const m of masters) {
+      const rule = rules.get(m.id);
+      if (!rule) continue;
+      const frame = frameOf(m, this.siteZone);
+      const rec = readRecurrence(rule.recurrence, frame);
+      out.set(m.id, {
+        kind: 'series',
+        recurrence: rule.recurrence,
+        text: rec ? describeRecurrence(rec, frame) : '',
+        splitFrom: rule.splitFrom,
+      });
+    }
+    for (const o of occurrences) {
+      const row = rows.get(o.id);
+      if (row) out.set(o.id, { kind: 'occurrence', ...SeriesKeeper.describe(row, o.allDay) });
+    }
+    return out;
   }
 
   // ---- writes ------------------------------------------------------------------------------------------
@@ -217,6 +276,23 @@ export class EventService {
     if (!can(actor, 'edit_posts')) throw errors.forbidden(isAuthenticated(actor));
     assertMayWrite(actor, input);
     const nowMs = this.clock();
+    const record = await retryOnConflict(() => this.storage.transaction((tx) => this.insert(tx, actor, input, nowMs)));
+    // everything but the embedded data is what was just written: no need to read it back
+    return (await this.views([record], actor))[0];
+  }
+
+  /**
+   * Inside a transaction: a new event, and with a rule its occurrences. `rule` stands for `input.recurrence`
+   * (a split passes the second half of a rule); `adopt` runs before the occurrences are made (a split hands
+   * over the occurrences the new series keeps).
+   */
+  private async insert(
+    tx: Storage,
+    actor: Actor,
+    input: EventInput,
+    nowMs: number,
+    o: { rule?: (frame: ReturnType<typeof frameOf>) => Recurrence | undefined; adopt?: (id: number) => Promise<void>; splitFrom?: number } = {},
+  ): Promise<EventRecord> {
     const zoneName = this.zoneName(input.timezone);
     const allDay = input.allDay ?? false;
     const dates = computeEventDates(
@@ -225,72 +301,235 @@ export class EventService {
       allDay,
       zoneName,
     );
+    const frame = frameOf({ ...dates, allDay }, this.siteZone);
+    const rule = o.rule ? o.rule(frame) : readRecurrence(input.recurrence ?? [], frame);
     const cost = input.cost ?? [];
     const currency = deriveCurrency(cost);
-    const record = await retryOnConflict(() =>
-      this.storage.transaction(async (tx) => {
-        const written = await this.writer.insert(
-          tx,
-          actor,
-          input,
-          nowMs,
-          async () => ({
-            ...dates,
-            allDay,
-            cost,
-            currencySymbol: currency.symbol,
-            currencyCode: '',
-            currencyPosition: currency.position,
-            website: input.website === undefined ? null : (input.website ?? ''),
-            ...plainDetails(input, true),
-            venueId: input.venue ? await this.linkVenue(tx, actor, input.venue) : null,
-          }),
-          { menuOrder: input.sticky ? -1 : 0 },
-        );
-        const termIds = await this.assignTerms(tx, written.id, input, true);
-        if (input.organizers) await tx.events.setOrganizers(written.id, await this.linkOrganizers(tx, actor, input.organizers));
-        await this.recount(tx, written.id, [], false, written.status === 'publish', termIds);
-        return written;
+    const written = await this.writer.insert(
+      tx,
+      actor,
+      input,
+      nowMs,
+      async () => ({
+        ...dates,
+        allDay,
+        cost,
+        currencySymbol: currency.symbol,
+        currencyCode: '',
+        currencyPosition: currency.position,
+        website: input.website === undefined ? null : (input.website ?? ''),
+        ...plainDetails(input, true),
+        venueId: input.venue ? await this.linkVenue(tx, actor, input.venue) : null,
+        kind: rule ? 'series' : 'single',
+        seriesId: null,
       }),
+      { menuOrder: input.sticky ? -1 : 0 },
     );
-    // everything but the embedded data is what was just written: no need to read it back
-    return (await this.views([record], actor))[0];
+    const termIds = await this.assignTerms(tx, written.id, input, true);
+    if (input.organizers) await tx.events.setOrganizers(written.id, await this.linkOrganizers(tx, actor, input.organizers));
+    await this.recount(tx, written.id, [], false, written.status === 'publish', termIds);
+    if (rule) {
+      await o.adopt?.(written.id);
+      await this.series.sync(tx, written.id, rule, {
+        nowMs,
+        datesChanged: o.adopt !== undefined,
+        fieldsChanged: o.adopt !== undefined,
+        relink: o.adopt ? ['categories', 'tags', 'organizers'] : [],
+        splitFrom: o.splitFrom ?? null,
+      });
+    }
+    return written;
   }
 
+  /**
+   * Updates an event. A series' master: the whole series (fields propagate to the occurrences but what an
+   * exception overrode; a new rule or new times keep the ids of instances that remain). An occurrence: that
+   * occurrence alone, which becomes an exception.
+   */
   async update(actor: Actor, id: number, input: EventInput): Promise<EventView> {
+    const target = await this.storage.events.find(id);
+    if (target?.kind === 'occurrence') return this.updateOccurrence(actor, id, input);
     let termsBefore: number[] = [];
+    let removed: number[] | undefined;
     await this.writer.update(
       actor,
       id,
       input,
-      async (tx, current, { nowMs }) => {
-        const details: { -readonly [K in keyof EventDetails]?: EventDetails[K] } = {};
-        // dates: what was not sent keeps its wall clock; a new zone alone re-derives the UTC times
-        const zoneName = input.timezone === undefined ? current.timezone || this.siteZone : this.zoneName(input.timezone);
-        const allDay = input.allDay ?? current.allDay;
-        if (input.startDate != null || input.endDate != null || input.timezone !== undefined || input.allDay !== undefined) {
-          const start = input.startDate != null ? this.date('start_date', input.startDate, zoneName, nowMs) : parseWall(current.startDate);
-          const end = input.endDate != null ? this.date('end_date', input.endDate, zoneName, nowMs) : parseWall(current.endDate);
-          Object.assign(details, computeEventDates(start, end, allDay, zoneName), { allDay });
-        }
-        if (input.cost !== undefined) {
-          const cost = input.cost ?? [];
-          const currency = deriveCurrency(cost);
-          Object.assign(details, { cost, currencySymbol: currency.symbol, currencyPosition: currency.position });
-        }
-        if (input.website !== undefined) details.website = input.website ?? '';
-        Object.assign(details, plainDetails(input, false));
-        if (input.venue !== undefined) details.venueId = input.venue === null ? null : await this.linkVenue(tx, actor, input.venue);
-        if (input.organizers !== undefined) await tx.events.setOrganizers(id, await this.linkOrganizers(tx, actor, input.organizers ?? []));
+      async (tx, current, ctx) => {
         termsBefore = await tx.terms.idsForPost(id);
-        return { details, post: input.sticky !== undefined ? { menuOrder: input.sticky ? -1 : 0 } : undefined };
+        return this.changes(tx, actor, id, input, current, ctx.nowMs);
       },
-      async (tx, current, { status }) => {
+      async (tx, current, ctx) => {
         await this.assignTerms(tx, id, input);
-        await this.recount(tx, id, termsBefore, current.status === 'publish', status === 'publish');
+        await this.recount(tx, id, termsBefore, current.status === 'publish', ctx.status === 'publish');
+        const lines = input.recurrence;
+        if (current.kind !== 'series' && (lines === undefined || lines === null || lines.length === 0)) return;
+        const after = (await tx.events.find(id)) as EventRecord;
+        const frame = frameOf(after, this.siteZone);
+        const rule =
+          lines === undefined
+            ? await this.series.storedRule(tx, id, frameOf(current, this.siteZone), frame)
+            : readRecurrence(lines ?? [], frame);
+        const sent = (k: keyof EventInput) => input[k] !== undefined;
+        removed = await this.series.sync(tx, id, rule, {
+          nowMs: ctx.nowMs,
+          datesChanged: sent('startDate') || sent('endDate') || sent('timezone') || sent('allDay') || sent('recurrence'),
+          fieldsChanged: true,
+          relink: (['categories', 'tags', 'organizers'] as const).filter((k) => sent(k)),
+        });
       },
     );
+    const view = await this.view(id, actor);
+    return removed ? { ...view, removedOccurrences: removed } : view;
+  }
+
+  /** One occurrence edited alone: it keeps its id and overrides what was sent; a status of trash cancels it. */
+  private async updateOccurrence(actor: Actor, id: number, input: EventInput): Promise<EventView> {
+    if (input.recurrence !== undefined) {
+      throw errors.invalidParam('recurrence', 'Invalid parameter(s): recurrence (an occurrence has no rule of its own: update its series).');
+    }
+    await this.writer.update(
+      actor,
+      id,
+      { ...input, slug: undefined },
+      (tx, current, ctx) => this.changes(tx, actor, id, input, current, ctx.nowMs),
+      async (tx, _current, ctx) => {
+        // an occurrence's terms are copies: the series alone counts in the term counts
+        await this.assignTerms(tx, id, input);
+        const row = await tx.series.occurrence(id);
+        if (!row) return;
+        await tx.series.setOverrides(id, [...new Set([...row.overrides, ...overriddenBy(input)])].sort());
+        await tx.series.setState([id], ctx.status === 'trash' ? 'cancelled' : 'active');
+      },
+      { keepSlug: true },
+    );
     return this.view(id, actor);
+  }
+
+  /** The detail changes an update sends (dates keep their wall clock when only the zone changes). */
+  private async changes(tx: Storage, actor: Actor, id: number, input: EventInput, current: EventRecord, nowMs: number) {
+    const details: { -readonly [K in keyof EventDetails]?: EventDetails[K] } = {};
+    const zoneName = input.timezone === undefined ? current.timezone || this.siteZone : this.zoneName(input.timezone);
+    const allDay = input.allDay ?? current.allDay;
+    if (input.startDate != null || input.endDate != null || input.timezone !== undefined || input.allDay !== undefined) {
+      const start = input.startDate != null ? this.date('start_date', input.startDate, zoneName, nowMs) : parseWall(current.startDate);
+      const end = input.endDate != null ? this.date('end_date', input.endDate, zoneName, nowMs) : parseWall(current.endDate);
+      Object.assign(details, computeEventDates(start, end, allDay, zoneName), { allDay });
+    }
+    if (input.cost !== undefined) {
+      const cost = input.cost ?? [];
+      const currency = deriveCurrency(cost);
+      Object.assign(details, { cost, currencySymbol: currency.symbol, currencyPosition: currency.position });
+    }
+    if (input.website !== undefined) details.website = input.website ?? '';
+    Object.assign(details, plainDetails(input, false));
+    if (input.venue !== undefined) details.venueId = input.venue === null ? null : await this.linkVenue(tx, actor, input.venue);
+    if (input.organizers !== undefined) await tx.events.setOrganizers(id, await this.linkOrganizers(tx, actor, input.organizers ?? []));
+    return { details, post: input.sticky !== undefined ? { menuOrder: input.sticky ? -1 : 0 } : undefined };
+  }
+
+  /**
+   * "This and following" (FEATURES.md §1.5): the series ends before the occurrence, and a new series with the
+   * changes starts there, taking over the later occurrences with their ids. At the first occurrence it is an
+   * update of the whole series. Answers with the new series and whether one was created.
+   */
+  async split(actor: Actor, id: number, input: EventInput): Promise<{ view: EventView; created: boolean }> {
+    const occurrence = await this.storage.events.find(id);
+    if (!occurrence) {
+      if ((await this.storage.series.occurrence(id))?.state === 'gone') throw errors.eventOccurrenceGone(id);
+      throw errors.eventNotFound(id);
+    }
+    if (occurrence.kind !== 'occurrence' || occurrence.seriesId === null) throw errors.eventNotOccurrence(id);
+    const seriesId = occurrence.seriesId;
+    await this.writer.authorize(actor, 'edit', seriesId);
+    assertMayWrite(actor, input);
+    const row = await this.storage.series.occurrence(id);
+    const first = (await this.storage.series.occurrencesOf(seriesId))[0];
+    if (!row || first?.id === id) return { view: await this.update(actor, seriesId, { ...input, recurrence: input.recurrence }), created: false };
+    if (input.recurrence !== undefined) throw errors.invalidParam('recurrence', 'Invalid parameter(s): recurrence (a split keeps the rule).');
+    const nowMs = this.clock();
+    const record = await retryOnConflict(() =>
+      this.storage.transaction(async (tx) => {
+        await tx.lock(`series:${seriesId}`);
+        const master = await tx.events.find(seriesId);
+        if (!master) throw errors.eventNotFound(seriesId);
+        const frame = frameOf(master, this.siteZone);
+        const rule = await this.series.storedRule(tx, seriesId, frame, frame);
+        if (!rule) throw errors.eventNotRecurring(seriesId);
+        const at = splitAt(rule, frame, row.originalStart);
+        const { before, after } = splitRecurrence(rule, frame, at);
+        const moving = (await tx.series.occurrencesOf(seriesId)).filter((o) => o.originalStartUtc >= row.originalStartUtc).map((o) => o.id);
+        const base = await this.inputOf(tx, master);
+        const merged: EventInput = {
+          ...base,
+          startDate: formatWall(at.startWall),
+          endDate: formatWall(at.endWall),
+          ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)),
+        };
+        const created = await this.insert(tx, actor, merged, nowMs, {
+          rule: (f) => reframe(after, f),
+          adopt: (newId) => tx.series.moveOccurrences(moving, newId),
+          splitFrom: seriesId,
+        });
+        await this.series.sync(tx, seriesId, before, { nowMs, datesChanged: false, fieldsChanged: false, relink: [] });
+        return created;
+      }),
+    );
+    return { view: await this.view(record.id, actor), created: true };
+  }
+
+  /** An existing event as the input that would create it again (the start of a split's new series). */
+  private async inputOf(tx: Storage, e: EventRecord): Promise<EventInput> {
+    const terms = await tx.terms.forPosts([e.id]);
+    const own = terms.get(e.id) ?? [];
+    const organizers = (await tx.events.organizersFor([e.id])).get(e.id) ?? [];
+    return {
+      title: e.title,
+      description: e.content,
+      excerpt: e.excerpt,
+      status: e.status,
+      author: e.authorId,
+      image: e.imageId ?? undefined,
+      timezone: e.timezone,
+      allDay: e.allDay,
+      cost: e.cost,
+      website: e.website,
+      showMap: e.showMap,
+      showMapLink: e.showMapLink,
+      hideFromListings: e.hideFromListings,
+      featured: e.featured,
+      sticky: e.menuOrder === -1,
+      categories: own.filter((t) => t.taxonomy === 'tribe_events_cat').map((t) => t.id),
+      tags: own.filter((t) => t.taxonomy === 'post_tag').map((t) => t.id),
+      venue: e.venueId === null ? undefined : { id: e.venueId },
+      organizers: organizers.map((oid) => ({ id: oid })),
+    };
+  }
+
+  /** `GET /events/{id}/occurrences`: one series' occurrences in a window, as a list. */
+  async occurrences(actor: Actor, id: number, q: EventListQuery): Promise<EventPage> {
+    const series = await this.get(actor, id);
+    if (series.record.kind !== 'series') throw errors.eventNotRecurring(id);
+    return this.list(actor, { ...q, postParent: id, expandRecurring: true });
+  }
+
+  /**
+   * Lists whose window reaches past the horizon of unbounded series make their occurrences exist up to it
+   * (at most twice the horizon ahead: a window far in the future must not make a series write decades of
+   * rows). Windows within the horizon cost nothing here.
+   */
+  private async reach(until: string | undefined, nowMs: number): Promise<void> {
+    if (until === undefined) return;
+    const reachUtc = formatUtcMs(wallToMs(parseWall(until)) + 86_400_000);
+    const safe = this.series.horizon(nowMs, this.horizonMonths - 1);
+    if (reachUtc <= safe) return;
+    const cap = this.series.horizon(nowMs, this.horizonMonths * 2);
+    await this.series.extend(this.storage, reachUtc < cap ? reachUtc : cap);
+  }
+
+  /** The daily job: unbounded series keep their occurrences up to the horizon. Returns how many grew. */
+  async extendSeries(nowMs: number = this.clock()): Promise<number> {
+    return this.series.extend(this.storage, this.series.horizon(nowMs));
   }
 
   /**
@@ -302,18 +541,40 @@ export class EventService {
     return this.storage.transaction(async (tx) => {
       const ids = await tx.posts.publishDue('event', now);
       await tx.events.syncStatus(ids, 'publish');
-      for (const id of ids) await this.recount(tx, id, [], false, true);
+      // a series counts once in its terms: its occurrences (published with it) do not
+      const occurrences = await tx.series.occurrencesByIds(ids);
+      for (const id of ids) if (!occurrences.has(id)) await this.recount(tx, id, [], false, true);
       await tx.posts.publishDue('venue', now);
       await tx.posts.publishDue('organizer', now);
       return ids.length;
     });
   }
 
-  /** Moves the event to the trash and answers with it as trashed; it keeps its links (a restored event has them). */
+  /**
+   * Moves the event to the trash and answers with it as trashed; it keeps its links (a restored event has
+   * them). An occurrence is cancelled (its series goes on); a series' master takes its occurrences along.
+   */
   async remove(actor: Actor, id: number): Promise<EventView> {
-    await this.writer.trash(actor, id, async (tx, current) => {
-      await this.recount(tx, id, await tx.terms.idsForPost(id), current.status === 'publish', false);
-    });
+    const target = await this.storage.events.find(id);
+    if (target?.kind === 'occurrence') {
+      await this.writer.trash(
+        actor,
+        id,
+        async () => undefined,
+        (tx) => tx.series.setState([id], 'cancelled'),
+      );
+      return this.view(id, actor);
+    }
+    await this.writer.trash(
+      actor,
+      id,
+      async (tx, current) => {
+        await this.recount(tx, id, await tx.terms.idsForPost(id), current.status === 'publish', false);
+      },
+      async (tx, current) => {
+        if (current.kind === 'series') await tx.series.follow(id, await tx.series.occurrencesOf(id));
+      },
+    );
     return this.view(id, actor);
   }
 
@@ -384,4 +645,13 @@ export class EventService {
     if (isPublished) for (const t of after) deltas.set(t, (deltas.get(t) ?? 0) + 1);
     await tx.terms.adjustCounts(deltas);
   }
+}
+
+/** The instance of a rule that starts at an original wall time (a split point). */
+function splitAt(rule: Recurrence, frame: ReturnType<typeof frameOf>, originalStart: string) {
+  // every instance up to and including that one
+  const instances = expand(rule, frame, msToWall(wallToMs(parseWall(originalStart)) + 1000));
+  const at = instances.find((i) => formatWall(i.originalWall) === originalStart);
+  if (!at) throw errors.invalidParam('id', 'Invalid parameter(s): id (that occurrence is no longer in its series\' rule).');
+  return at;
 }

@@ -23,7 +23,13 @@ export interface EventDetails {
   readonly hideFromListings: boolean;
   readonly featured: boolean;
   readonly venueId: number | null;
+  /** A single event, a recurring series' master, or one occurrence of a series (FEATURES.md §1.5). */
+  readonly kind: EventKind;
+  /** An occurrence's series; null otherwise. */
+  readonly seriesId: number | null;
 }
+
+export type EventKind = 'single' | 'series' | 'occurrence';
 
 /**
  * Details written as they are sent, with their value when not sent on create (and what `null` resets them to).
@@ -64,6 +70,8 @@ export interface EventInput extends PostInput {
   readonly venue?: LinkedRef | null;
   /** Organizer ids and/or fields of organizers to create (or reuse), in order; null or [] clears. */
   readonly organizers?: readonly LinkedRef[] | null;
+  /** RRULE/RDATE/EXDATE lines (FEATURES.md §1.5); `[]` or null turns a series back into a single event. */
+  readonly recurrence?: readonly string[] | null;
 }
 
 /** A venue or organizer named in an event write: an existing id, or what to create. */
@@ -102,6 +110,10 @@ export interface EventListQuery {
   readonly include?: readonly number[] | null;
   readonly tickets?: boolean | null;
   readonly ticketed?: boolean | null;
+  /** false: singles and series masters once each, instead of occurrences (FEATURES.md §1.5). */
+  readonly expandRecurring?: boolean | null;
+  /** `/events/{id}/occurrences`: cancelled occurrences too (callers who may edit events). */
+  readonly showCancelled?: boolean | null;
 }
 
 /** Filters the store takes as the query gives them (a new one needs its place here and a condition in the store). */
@@ -128,4 +140,8 @@ export interface EventListFilter extends PlainFilters {
   readonly near?: { readonly lat: number; readonly lng: number; readonly km: number };
   /** Order by publication date (the original's order with `include`) instead of start date. */
   readonly orderByDate?: boolean;
+  /** Singles and series masters (a master matches when one of its occurrences does) instead of occurrences. */
+  readonly seriesOnce?: boolean;
+  /** With postParent: the series' cancelled occurrences too. */
+  readonly withCancelled?: boolean;
 }

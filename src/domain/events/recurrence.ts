@@ -284,6 +284,52 @@ export function parseRecurrence(lines: readonly string[], frame: SeriesFrame): R
   return recurrence;
 }
 
+/**
+ * The same recurrence written for another frame (the series' zone or all-day flag changed): dates keep their
+ * wall times, and are written back in the new frame's form.
+ */
+export function reframe(rec: Recurrence, frame: SeriesFrame): Recurrence {
+  const rdates = rec.rdates.map((w) => (frame.allDay ? midnight(w) : w));
+  const exdates = rec.exdates.map((w) => (frame.allDay ? midnight(w) : w));
+  let rule = rec.rule;
+  if (rule && frame.allDay) rule = rule.replace(/UNTIL=(\d{8})T\d{6}Z/, 'UNTIL=$1');
+  const lines = [
+    ...(rule ? [`RRULE:${rule}`] : []),
+    ...rdates.map((w) => `RDATE${writeWhen(w, frame)}`),
+    ...exdates.map((w) => `EXDATE${writeWhen(w, frame)}`),
+  ];
+  return { ...rec, lines, rule, rdates, exdates };
+}
+
+/**
+ * The recurrence cut in two at an instance (this and following): the instances before it, and the rule from it
+ * on. A COUNT is shared out by the instances the rule generates on each side (EXDATEs do not count, E6);
+ * otherwise the first part ends 1 s before the split (UNTIL) and the second keeps the end there was.
+ */
+export function splitRecurrence(rec: Recurrence, frame: SeriesFrame, at: Instance): { before: Recurrence; after: Recurrence } {
+  const atMs = wallToMs(at.originalWall);
+  const ruleOnly: Recurrence = { ...rec, rdates: [], exdates: [] };
+  const count = /COUNT=(\d+)/.exec(rec.rule ?? '');
+  let beforeRule = rec.rule;
+  let afterRule = rec.rule;
+  if (rec.rule && count) {
+    const generated = expand(ruleOnly, frame).filter((i) => wallToMs(i.originalWall) < atMs).length;
+    beforeRule = rec.rule.replace(/COUNT=\d+/, `COUNT=${Math.max(1, generated)}`);
+    afterRule = rec.rule.replace(/COUNT=\d+/, `COUNT=${Math.max(1, Number(count[1]) - generated)}`);
+  } else if (rec.rule) {
+    const end = frame.allDay
+      ? compactDate(msToWall(atMs - 86_400_000))
+      : `${compact(msToWall(zonedWallToUtcMs(at.originalWall, frame.zone) - 1000))}Z`;
+    beforeRule = `${rec.rule.replace(/;UNTIL=[^;]*/, '')};UNTIL=${end}`;
+  }
+  const side = (rule: string | undefined, keep: (w: WallTime) => boolean): Recurrence => {
+    const rdates = rec.rdates.filter(keep);
+    const exdates = rec.exdates.filter(keep);
+    return reframe({ lines: [], rule, bounded: rule ? /COUNT=|UNTIL=/.test(rule) : true, rdates, exdates }, frame);
+  };
+  return { before: side(beforeRule, (w) => wallToMs(w) < atMs), after: side(afterRule, (w) => wallToMs(w) >= atMs) };
+}
+
 // ---- expansion -----------------------------------------------------------------------------------------
 
 /** A wall time as a floating ZonedDateTime (the wall time written as UTC: no zone rules apply). */

@@ -140,6 +140,8 @@ export class PostWriter<R extends PostRecord, D> {
     input: PostInput,
     change: (tx: Storage, current: R, ctx: WriteContext) => Promise<OwnChanges<D>>,
     after?: (tx: Storage, current: R, ctx: WriteContext) => Promise<void>,
+    /** The post's slug is its master's (an occurrence of a recurring event): never derived or checked here. */
+    options: { keepSlug?: boolean } = {},
   ): Promise<void> {
     await this.authorize(actor, 'edit', id);
     assertMayWrite(actor, input);
@@ -157,13 +159,15 @@ export class PostWriter<R extends PostRecord, D> {
         if (input.excerpt !== undefined) post.excerpt = filterHtml(actor, input.excerpt ?? '');
         if (input.author !== undefined && input.author !== null) post.authorId = input.author;
         if (input.image !== undefined) post.imageId = await resolveImage(tx, actor, input.image, now);
-        const slug = await this.slug(tx, {
-          requested: input.slug,
-          current: current.slug,
-          title: input.title ?? current.title,
-          status,
-          excludeId: id,
-        });
+        const slug = options.keepSlug
+          ? current.slug
+          : await this.slug(tx, {
+              requested: input.slug,
+              current: current.slug,
+              title: input.title ?? current.title,
+              status,
+              excludeId: id,
+            });
         if (slug !== current.slug) post.slug = slug;
         const ctx: WriteContext = { nowMs, now, status };
         const own = await change(tx, current, ctx);
@@ -174,7 +178,12 @@ export class PostWriter<R extends PostRecord, D> {
   }
 
   /** Moves a post to the trash (its slug freed with WordPress' `__trashed` suffix); `also` runs in the same transaction. */
-  async trash(actor: Actor, id: number, also: (tx: Storage, current: R) => Promise<void>): Promise<void> {
+  async trash(
+    actor: Actor,
+    id: number,
+    also: (tx: Storage, current: R) => Promise<void>,
+    after?: (tx: Storage, current: R) => Promise<void>,
+  ): Promise<void> {
     await this.authorize(actor, 'delete', id);
     const now = postStamp(this.clock(), this.siteZone);
     await this.storage.transaction(async (tx) => {
@@ -194,6 +203,7 @@ export class PostWriter<R extends PostRecord, D> {
         },
         {},
       );
+      await after?.(tx, current);
     });
   }
 

@@ -50,6 +50,11 @@ export interface Dialect {
   autoId(col: ColumnDefinitionBuilder): ColumnDefinitionBuilder;
   /** Unicode-aware lower-casing of a text expression (for case-insensitive search and ordering). */
   lower(expr: Expression<string>): RawBuilder<string>;
+  /**
+   * Inside a write transaction: `n` new post ids, in increasing order, never given before (a series' occurrences
+   * are inserted many at a time with their ids known up front).
+   */
+  allocatePostIds(trx: Kysely<Database>, n: number): Promise<number[]>;
   /** The name of the SQL function `lower()` uses, for fixed statements (see Statement). */
   readonly lowerFunction: string;
   /** Great-circle distance in km between two points given as SQL expressions and numbers. */
@@ -71,7 +76,8 @@ export interface Dialect {
    */
   createVersionTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;
   /** Triggers on `events` that keep `event_day_counts` (see migration 0003). */
-  createDayCountTriggers(db: Kysely<any>): Promise<void>;
+  /** `seriesAware`: leave series masters out (migration 0006 on); false only for migration 0003, before `kind`. */
+  createDayCountTriggers(db: Kysely<any>, seriesAware?: boolean): Promise<void>;
   dropDayCountTriggers(db: Kysely<any>): Promise<void>;
   /** Removes them again (bulk loads, which bump the version once at the end instead). */
   dropVersionTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;

@@ -101,6 +101,13 @@ export class PostgresDialect implements Dialect {
     return col.primaryKey().generatedByDefaultAsIdentity();
   }
 
+  /** From the identity's sequence (other writers may take ids in between: these stay increasing and unique). */
+  async allocatePostIds(trx: Kysely<Database>, n: number): Promise<number[]> {
+    const { rows } = await sql<{ id: string }>`
+      select nextval(pg_get_serial_sequence('posts', 'id')) as id from generate_series(1, ${n})`.execute(trx);
+    return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+  }
+
   lower(expr: Expression<string>) {
     return sql<string>`lower(${expr})`;
   }
@@ -180,17 +187,18 @@ export class PostgresDialect implements Dialect {
     }
   }
 
-  async createDayCountTriggers(db: Kysely<any>): Promise<void> {
+  async createDayCountTriggers(db: Kysely<any>, seriesAware = true): Promise<void> {
+    const counted = (row: string) => (seriesAware ? `${row}.kind <> 'series'` : 'true');
     await sql
       .raw(
         `create or replace function keep_event_day_counts() returns trigger language plpgsql as $$
          begin
-           if tg_op in ('UPDATE', 'DELETE') then
+           if tg_op in ('UPDATE', 'DELETE') and ${counted('old')} then
              update event_day_counts set n = n - 1
              where status = old.status and hidden = old.hide_from_listings
                and start_day = substr(old.start_date, 1, 10) and end_day = substr(old.end_date, 1, 10);
            end if;
-           if tg_op in ('INSERT', 'UPDATE') then
+           if tg_op in ('INSERT', 'UPDATE') and ${counted('new')} then
              insert into event_day_counts (status, hidden, start_day, end_day, n)
              values (new.status, new.hide_from_listings, substr(new.start_date, 1, 10), substr(new.end_date, 1, 10), 1)
              on conflict (status, hidden, start_day, end_day) do update set n = event_day_counts.n + 1;
@@ -201,7 +209,7 @@ export class PostgresDialect implements Dialect {
       .execute(db);
     await sql
       .raw(
-        `create trigger events_day_counts after insert or delete or update of status, hide_from_listings, start_date, end_date
+        `create trigger events_day_counts after insert or delete or update of status, hide_from_listings, start_date, end_date${seriesAware ? ', kind' : ''}
          on events for each row execute function keep_event_day_counts()`,
       )
       .execute(db);

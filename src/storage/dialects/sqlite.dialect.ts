@@ -110,6 +110,14 @@ export class SqliteDialect implements Dialect {
     return col.primaryKey().autoIncrement();
   }
 
+  /** AUTOINCREMENT's counter: the transaction holds the write lock, and inserting the ids moves it on. */
+  async allocatePostIds(trx: Kysely<Database>, n: number): Promise<number[]> {
+    const { rows } = await sql<{ last: number | null }>`
+      select max(coalesce((select seq from sqlite_sequence where name = 'posts'), 0), coalesce((select max(id) from posts), 0)) as last`.execute(trx);
+    const last = Number(rows[0]?.last ?? 0);
+    return Array.from({ length: n }, (_, i) => last + 1 + i);
+  }
+
   lower(expr: Expression<string>) {
     return sql<string>`ulower(${expr})`;
   }
@@ -232,20 +240,23 @@ export class SqliteDialect implements Dialect {
     }
   }
 
-  async createDayCountTriggers(db: Kysely<any>): Promise<void> {
+  /** (A series' master is not an occurrence and is not counted; see migration 0006.) */
+  async createDayCountTriggers(db: Kysely<any>, seriesAware = true): Promise<void> {
+    const counted = (row: string) => (seriesAware ? `${row}.kind <> 'series'` : '1 = 1');
     const add = (row: 'new') =>
       `insert into event_day_counts (status, hidden, start_day, end_day, n)
-       values (${row}.status, ${row}.hide_from_listings, substr(${row}.start_date, 1, 10), substr(${row}.end_date, 1, 10), 1)
+       select ${row}.status, ${row}.hide_from_listings, substr(${row}.start_date, 1, 10), substr(${row}.end_date, 1, 10), 1
+       where ${counted(row)}
        on conflict (status, hidden, start_day, end_day) do update set n = n + 1;`;
     const remove = (row: 'old') =>
       `update event_day_counts set n = n - 1
-       where status = ${row}.status and hidden = ${row}.hide_from_listings
+       where ${counted(row)} and status = ${row}.status and hidden = ${row}.hide_from_listings
          and start_day = substr(${row}.start_date, 1, 10) and end_day = substr(${row}.end_date, 1, 10);`;
     await sql.raw(`create trigger events_insert_day_count after insert on events begin ${add('new')} end`).execute(db);
     await sql.raw(`create trigger events_delete_day_count after delete on events begin ${remove('old')} end`).execute(db);
     await sql
       .raw(
-        `create trigger events_update_day_count after update of status, hide_from_listings, start_date, end_date on events
+        `create trigger events_update_day_count after update of status, hide_from_listings, start_date, end_date${seriesAware ? ', kind' : ''} on events
          begin ${remove('old')} ${add('new')} end`,
       )
       .execute(db);

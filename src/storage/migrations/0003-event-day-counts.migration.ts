@@ -21,12 +21,12 @@ export const eventDayCounts: Migration = {
       .addPrimaryKeyConstraint('event_day_counts_pk', ['status', 'hidden', 'start_day', 'end_day'])
       .execute();
     await rebuildEventDayCounts(db);
-    await dialect.createDayCountTriggers(db);
+    await dialect.createDayCountTriggers(db, false);
   },
 };
 
-/** Recounts from the events themselves (after a bulk load that ran without the triggers). */
-export async function rebuildEventDayCounts(db: Kysely<any>): Promise<void> {
+/** Counts the events there are when the table is made (later recounts: 0006's rebuildEventDayCounts). */
+async function rebuildEventDayCounts(db: Kysely<any>): Promise<void> {
   await db.deleteFrom('event_day_counts').execute();
   await sql`
     insert into event_day_counts (status, hidden, start_day, end_day, n)

@@ -32,6 +32,8 @@ export const eventColumns = columnMap<EventsTable>()<EventDetails>({
   hideFromListings: ['hide_from_listings', flag],
   featured: ['featured', flag],
   venueId: 'venue_id',
+  kind: 'kind',
+  seriesId: 'series_id',
 });
 
 function toRecord(row: Readonly<Record<string, unknown>>): EventRecord {
@@ -54,9 +56,23 @@ const statements = statementSet((dialect: Dialect) => ({
   ),
   slugTaken: new Statement(
     dialect,
-    `select 1 as taken from posts where type = 'event' and slug = ? and status in (${placeholders(3)}) and id <> ? limit 1`,
+    `select 1 as taken from posts where type = 'event' and parent_id = 0 and slug = ? and status in (${placeholders(3)}) and id <> ? limit 1`,
   ),
 }));
+
+type Comparison = readonly [string, '>=' | '<=' | '<' | '>', string];
+
+/** A filter's date window, on the events table or an alias of it. */
+function windowConditions(f: EventListFilter, table: 'events' | 'o'): Comparison[] {
+  const out: Comparison[] = [];
+  if (f.startGte !== undefined) out.push([`${table}.start_date`, '>=', f.startGte]);
+  if (f.endLte !== undefined) out.push([`${table}.end_date`, '<=', f.endLte]);
+  if (f.startLt !== undefined) out.push([`${table}.start_date`, '<', f.startLt]);
+  if (f.startGt !== undefined) out.push([`${table}.start_date`, '>', f.startGt]);
+  if (f.endLt !== undefined) out.push([`${table}.end_date`, '<', f.endLt]);
+  if (f.endGt !== undefined) out.push([`${table}.end_date`, '>', f.endGt]);
+  return out;
+}
 
 /** Whether a filter reads the post row (else the events table and its indexes answer alone). */
 const needsPostRow = (f: EventListFilter) => f.search !== undefined || statusesOnly(f.visibility) === undefined || f.postParent !== undefined;
@@ -105,10 +121,11 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     return row ? toRecord(row) : undefined;
   }
 
-  /** By slug, any status; a published one first when drafts share it. */
+  /** By slug, any status; a published one first when drafts share it (a series' occurrences share its slug: the series). */
   async findBySlug(slug: string): Promise<EventRecord | undefined> {
     const row = await this.base()
       .where('posts.type', '=', 'event')
+      .where('posts.parent_id', '=', 0)
       .where('posts.slug', '=', slug)
       .orderBy(sql`case when posts.status = 'publish' then 0 else 1 end`)
       .orderBy('posts.id')
@@ -183,6 +200,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       .selectFrom('posts')
       .select('slug')
       .where('type', '=', 'event')
+      .where('parent_id', '=', 0)
       .where('slug', 'in', [...candidates])
       .where('status', 'in', [...statuses]);
     if (excludeId !== undefined) q = q.where('id', '!=', excludeId);
@@ -194,14 +212,29 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     const visible = visiblePosts(eb, f.visibility, VISIBILITY_COLUMNS);
     if (visible) c.push(visible);
     if (f.statuses) c.push(f.statuses.length === 1 ? eb('events.status', '=', f.statuses[0]) : eb('events.status', 'in', [...f.statuses]));
-    else c.push(eb('events.status', 'not in', ['trash', 'auto-draft']));
+    else c.push(eb('events.status', 'not in', f.withCancelled ? ['auto-draft'] : ['trash', 'auto-draft']));
     c.push(eb('events.hide_from_listings', '=', 0));
-    if (f.startGte !== undefined) c.push(eb('events.start_date', '>=', f.startGte));
-    if (f.endLte !== undefined) c.push(eb('events.end_date', '<=', f.endLte));
-    if (f.startLt !== undefined) c.push(eb('events.start_date', '<', f.startLt));
-    if (f.startGt !== undefined) c.push(eb('events.start_date', '>', f.startGt));
-    if (f.endLt !== undefined) c.push(eb('events.end_date', '<', f.endLt));
-    if (f.endGt !== undefined) c.push(eb('events.end_date', '>', f.endGt));
+    if (f.seriesOnce) {
+      // singles in the window, and series with an occurrence in it
+      const own = windowConditions(f, 'events');
+      const occurrence = eb
+        .selectFrom('events as o')
+        .select('o.post_id')
+        .where('o.series_id', '=', eb.ref('events.post_id'))
+        .where('o.kind', '=', 'occurrence')
+        .where('o.status', 'not in', ['trash', 'auto-draft'])
+        .where((o) => o.and(windowConditions(f, 'o').map(([col, op, v]) => o(col as 'o.start_date', op, v))));
+      c.push(eb('events.kind', '<>', 'occurrence'));
+      c.push(
+        eb.or([
+          eb.and([eb('events.kind', '=', 'single'), ...own.map(([col, op, v]) => eb(col as 'events.start_date', op, v))]),
+          eb.and([eb('events.kind', '=', 'series'), eb.exists(occurrence)]),
+        ]),
+      );
+    } else {
+      c.push(eb('events.kind', '<>', 'series'));
+      for (const [col, op, v] of windowConditions(f, 'events')) c.push(eb(col as 'events.start_date', op, v));
+    }
     if (f.featured !== undefined) c.push(eb('events.featured', '=', f.featured ? 1 : 0));
     if (f.include) c.push(f.include.length > 0 ? eb('events.post_id', 'in', [...f.include]) : sql<SqlBool>`1 = 0`);
     if (f.postParent !== undefined) c.push(eb('posts.parent_id', '=', f.postParent));

@@ -154,6 +154,13 @@ export const eventUpdateArgs = argsFor<EventInput>()({
   tags: termListArg('Tag ids, slugs or names (CSV, array, or an object of them); unknown names are created.'),
   venue: venueArg,
   organizer: organizerArg,
+  recurrence: arg(
+    Type.Array(Type.String(), {
+      description:
+        'Makes the event a recurring series: one `RRULE:` line and any `RDATE`/`EXDATE` lines (RFC 5545, as Google Calendar takes them); the first instance is the event itself. `[]` or null turns a series back into a single event. Not on occurrences.',
+    }),
+    { check: (lines: string[]) => (lines.length > 1000 ? invalid('At most 1000 lines.') : undefined) },
+  ),
 });
 
 /** Arguments of `POST /events`: the same, with title and dates required and all_day false by default. */
@@ -237,4 +244,21 @@ export const eventListArgs = argsFor<EventListQuery>()({
     check: ticketsCheck,
   }),
   ticketed: arg(Type.Boolean({ description: 'Alias of tickets.' }), { carry: false, check: ticketsCheck }),
+  expand_recurring: arg(
+    Type.Boolean({
+      description:
+        'false: recurring series listed once each (a series is in the window when one of its occurrences is) beside single events, instead of one item per occurrence.',
+    }),
+    { as: 'expandRecurring' },
+  ),
 });
+
+/** Arguments of `GET /events/{id}/occurrences`: a window and a page of one series' occurrences. */
+export const occurrenceListArgs = {
+  page: pageArg,
+  per_page: perPageArg,
+  start_date: eventListArgs.start_date,
+  end_date: eventListArgs.end_date,
+  strict_dates: eventListArgs.strict_dates,
+  show_cancelled: bool('Cancelled occurrences too (callers who may edit events).', 'showCancelled'),
+} as const;

@@ -46,11 +46,43 @@ export const EventSchema = Type.Object(
     organizer: Type.Array(OrganizerSchema, { description: 'The linked organizers the caller may read, in link order.' }),
     custom_fields: Type.Array(Type.Unknown()),
     json_ld: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Single reads only.' })),
+    // recurring events only (FEATURES.md §1.5): absent on single events, so their key set is the original's
+    series_id: Type.Optional(Type.Integer({ description: 'Occurrences: the id of their series.' })),
+    occurrence_key: Type.Optional(
+      Type.String({ description: 'Occurrences: an opaque key of the instance, `{series}_{original start}`; stable like the id.' }),
+    ),
+    original_start_date: Type.Optional(
+      Type.String({ description: "Occurrences: where the rule puts the instance (the series' time zone), even if it was moved." }),
+    ),
+    original_utc_start_date: Type.Optional(Type.String({ description: 'Occurrences: the same in UTC.' })),
+    is_exception: Type.Optional(Type.Boolean({ description: 'Occurrences: whether it was edited apart from its series.' })),
+    recurrence: Type.Optional(Type.Array(Type.String(), { description: 'Series: the RRULE/RDATE/EXDATE lines, normalised.' })),
+    recurrence_text: Type.Optional(Type.String({ description: 'Series: the rule in words.' })),
+    split_from: Type.Optional(Type.Integer({ description: 'Series made by a split ("this and following"): the series it came from.' })),
+    removed_occurrences: Type.Optional(
+      Type.Array(Type.Integer(), { description: 'Writes of a series: ids of the occurrences the change removed (they answer 410 from now on).' }),
+    ),
   },
   { title: 'Event' },
 );
 
 export type EventResponse = Static<typeof EventSchema>;
+
+/** Keys only recurring items (and writes of series) carry, after the original's (FEATURES.md §0 C2). */
+export const RECURRING_EVENT_KEYS: readonly string[] = [
+  'series_id',
+  'occurrence_key',
+  'original_start_date',
+  'original_utc_start_date',
+  'is_exception',
+  'recurrence',
+  'recurrence_text',
+  'split_from',
+  'removed_occurrences',
+] satisfies (keyof EventResponse)[];
+
+/** The keys of the original's event object, in its order (json_ld included: single reads only). */
+export const V1_EVENT_KEYS = Object.keys(EventSchema.properties).filter((k) => !RECURRING_EVENT_KEYS.includes(k));
 
 export const EventListSchema = Type.Object({
   events: Type.Array(EventSchema),

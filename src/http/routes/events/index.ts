@@ -8,7 +8,7 @@ import { serializeEvent } from '../../../serializers/event.serializer.js';
 import { collection } from '../../collection.js';
 import { type ArgContext, arg, invalid } from '../../params.js';
 import { type RouteContext, type RouteSpec, route, UPDATE_METHODS } from '../../route.js';
-import { eventCreateArgs, eventListArgs, eventUpdateArgs } from './events.args.js';
+import { eventCreateArgs, eventListArgs, eventUpdateArgs, occurrenceListArgs } from './events.args.js';
 import { EventListSchema, EventSchema } from './events.schemas.js';
 
 const idArg = arg(Type.Integer({ description: 'The event id.' }), { required: true });
@@ -142,6 +142,43 @@ export function eventRoutes(): RouteSpec[] {
       async handler(ctx) {
         const input = { ...ctx.args, slug: renameFromBody(ctx) };
         return { body: serializeEvent(await ctx.services.events.update(ctx.actor, await idFromSlug(ctx), input), ctx.urls) };
+      },
+    }),
+    // routes of features the original lacks come after its own (FEATURES.md §0 C3)
+    route({
+      methods: ['GET'],
+      path: '/events/:id/occurrences',
+      summary: "A recurring series' occurrences in a window (by default the list's), by start date.",
+      errors: [400, 403, 404],
+      args: { id: idArg, ...occurrenceListArgs },
+      responses: { 200: EventListSchema },
+      async handler(ctx) {
+        const result = await ctx.services.events.occurrences(ctx.actor, ctx.args.id, { ...ctx.args, geolocDistance: 50 });
+        return collection(ctx, {
+          key: 'events',
+          path: `/events/${ctx.args.id}/occurrences/`,
+          layout: 'posts',
+          page: ctx.args.page,
+          perPage: ctx.args.perPage,
+          result,
+          serialize: (view) => serializeEvent(view, ctx.urls),
+          notFound: errors.eventPageNotFound,
+        });
+      },
+    }),
+    route({
+      methods: ['POST'],
+      path: '/events/:id/split',
+      summary:
+        'This and following: the series of this occurrence ends before it, and a new series with the changes sent starts there, keeping the later occurrences\' ids (201). At the first occurrence: the whole series is updated (200).',
+      errors: [400, 403, 404, 410],
+      allowed: (actor) => can(actor, 'edit_posts'),
+      args: { id: idArg, ...eventUpdateArgs },
+      responses: { 200: EventSchema, 201: EventSchema },
+      async handler(ctx) {
+        const { view, created } = await ctx.services.events.split(ctx.actor, ctx.args.id, ctx.args);
+        const body = serializeEvent(view, ctx.urls);
+        return created ? { status: 201, body, headers: { Location: ctx.urls.rest(`/events/${view.record.id}`) } } : { body };
       },
     }),
   ];

@@ -1,0 +1,220 @@
+/**
+ * Keeps a series' occurrences in line with its master and rule (FEATURES.md §1.5), inside the transaction of
+ * the write that changed them:
+ *
+ * - instances are identified by their original start (UTC): an occurrence keeps its id while its instance is in
+ *   the rule, whatever else changes; an instance that leaves the rule takes its id with it (410 from then on);
+ *   a new one gets a new id, never one given before;
+ * - occurrences copy their master's fields, except those an edit of the occurrence alone overrode (exceptions);
+ * - bounded series exist whole, unbounded ones up to a horizon that moves forward (daily, and on demand).
+ */
+import type { Storage } from '../../storage/storage.js';
+import type { NewOccurrence, OccurrenceDates, OccurrenceRow, OverridableField } from '../../storage/stores/series.store.js';
+import { formatUtcMs, formatWall, getZone, parseWall, utcMsToZonedWall, wallToMs } from '../../time/zones.js';
+import { errors } from '../errors.js';
+import type { EventInput, EventRecord } from './event.js';
+import { expand, type Instance, parseRecurrence, type Recurrence, RecurrenceError, reframe, type SeriesFrame } from './recurrence.js';
+
+export type LinkKind = 'categories' | 'tags' | 'organizers';
+
+/** The frame a record's series expands in: its first instance, all-day flag and zone. */
+export function frameOf(record: Pick<EventRecord, 'startDate' | 'endDate' | 'allDay' | 'timezone'>, siteZone: string): SeriesFrame {
+  return { start: parseWall(record.startDate), end: parseWall(record.endDate), allDay: record.allDay, zone: getZone(record.timezone || siteZone) };
+}
+
+/** Reads `recurrence` lines for a frame: undefined for none, a 400 naming `recurrence` for what is refused. */
+export function readRecurrence(lines: readonly string[], frame: SeriesFrame): Recurrence | undefined {
+  try {
+    return parseRecurrence(lines, frame);
+  } catch (error) {
+    if (error instanceof RecurrenceError) throw errors.invalidParam('recurrence', `Invalid parameter(s): recurrence (${error.message})`);
+    throw error;
+  }
+}
+
+/** Expands, turning "too many instances" into the same 400. */
+function instancesOf(rec: Recurrence, frame: SeriesFrame, until?: string): Instance[] {
+  try {
+    const limit = until === undefined ? undefined : utcMsToZonedWall(wallToMs(parseWall(until)), frame.zone);
+    return expand(rec, frame, limit);
+  } catch (error) {
+    if (error instanceof RecurrenceError) throw errors.invalidParam('recurrence', `Invalid parameter(s): recurrence (${error.message})`);
+    throw error;
+  }
+}
+
+export function datesOf(i: Instance, frame: SeriesFrame): OccurrenceDates {
+  return {
+    startDate: formatWall(i.startWall),
+    endDate: formatWall(i.endWall),
+    startUtc: formatUtcMs(i.startUtcMs),
+    endUtc: formatUtcMs(i.endUtcMs),
+    timezone: frame.zone.name,
+    timezoneAbbr: frame.zone.abbreviationAt(i.startUtcMs),
+    allDay: frame.allDay,
+  };
+}
+
+/** The fields an occurrence edit overrides, by what it sent. */
+export function overriddenBy(input: EventInput): OverridableField[] {
+  const sent = (k: keyof EventInput) => input[k] !== undefined;
+  const out: OverridableField[] = [];
+  const plain = [
+    ['title', 'title'],
+    ['description', 'description'],
+    ['excerpt', 'excerpt'],
+    ['image', 'image'],
+    ['author', 'author'],
+    ['status', 'status'],
+    ['sticky', 'sticky'],
+    ['cost', 'cost'],
+    ['website', 'website'],
+    ['showMap', 'showMap'],
+    ['showMapLink', 'showMapLink'],
+    ['hideFromListings', 'hideFromListings'],
+    ['featured', 'featured'],
+    ['venue', 'venue'],
+    ['categories', 'categories'],
+    ['tags', 'tags'],
+    ['organizers', 'organizers'],
+  ] as const satisfies readonly (readonly [keyof EventInput, OverridableField])[];
+  for (const [key, field] of plain) if (sent(key)) out.push(field);
+  if (sent('date') || sent('dateUtc')) out.push('date');
+  if (sent('startDate') || sent('endDate') || sent('timezone') || sent('allDay')) out.push('dates');
+  return out;
+}
+
+export class SeriesKeeper {
+  constructor(
+    private readonly siteZone: string,
+    private readonly horizonMonths: number,
+  ) {}
+
+  /** The UTC instant up to which unbounded series exist when written at `nowMs`. */
+  horizon(nowMs: number, months = this.horizonMonths): string {
+    const d = new Date(nowMs);
+    d.setUTCMonth(d.getUTCMonth() + months);
+    return formatUtcMs(d.getTime());
+  }
+
+  frame(record: EventRecord): SeriesFrame {
+    return frameOf(record, this.siteZone);
+  }
+
+  /** The stored rule of a series, as it reads in a (maybe new) frame. */
+  async storedRule(tx: Storage, id: number, before: SeriesFrame, after: SeriesFrame): Promise<Recurrence | undefined> {
+    const series = await tx.series.find(id);
+    if (!series) return undefined;
+    const rec = readRecurrence(series.recurrence, before);
+    return rec && reframe(rec, after);
+  }
+
+  /**
+   * After a write of a master: stores its rule (or, with none, makes it a single event again) and brings its
+   * occurrences in line. `datesChanged`: the write sent dates or a rule, so surviving occurrences get theirs
+   * again; `relink`: links the master changed, copied again. Returns the ids of occurrences that went.
+   */
+  async sync(
+    tx: Storage,
+    masterId: number,
+    rec: Recurrence | undefined,
+    o: { nowMs: number; datesChanged: boolean; relink: readonly LinkKind[]; fieldsChanged: boolean; splitFrom?: number | null },
+  ): Promise<number[]> {
+    const master = await tx.events.find(masterId);
+    if (!master) throw errors.eventNotFound(masterId);
+    const existing = await tx.series.occurrencesOf(masterId);
+    if (!rec) {
+      await tx.series.removeOccurrences(existing.map((e) => e.id));
+      await tx.series.remove(masterId);
+      if (master.kind !== 'single') await tx.events.update(masterId, {}, { kind: 'single' });
+      return existing.map((e) => e.id);
+    }
+    const frame = this.frame(master);
+    const stored = await tx.series.find(masterId);
+    const horizon = this.horizon(o.nowMs);
+    const until = rec.bounded ? null : stored?.materializedUntil && stored.materializedUntil > horizon ? stored.materializedUntil : horizon;
+    const instances = instancesOf(rec, frame, until ?? undefined);
+    const wanted = new Map(instances.map((i) => [formatUtcMs(i.originalUtcMs), i]));
+    const removed = existing.filter((e) => !wanted.has(e.originalStartUtc));
+    const kept = existing.filter((e) => wanted.has(e.originalStartUtc));
+    await tx.series.removeOccurrences(removed.map((e) => e.id));
+    if (master.kind !== 'series') await tx.events.update(masterId, {}, { kind: 'series', seriesId: null });
+    await tx.series.save({
+      id: masterId,
+      recurrence: rec.lines,
+      bounded: rec.bounded,
+      materializedUntil: until,
+      splitFrom: o.splitFrom !== undefined ? o.splitFrom : (stored?.splitFrom ?? null),
+    });
+    if (o.fieldsChanged && kept.length > 0) await tx.series.follow(masterId, kept);
+    if (o.datesChanged) {
+      const moved = kept.filter((e) => !e.overrides.includes('dates'));
+      await tx.series.setDates(moved.map((e) => ({ id: e.id, dates: datesOf(wanted.get(e.originalStartUtc) as Instance, frame) })));
+    }
+    for (const what of o.relink) {
+      await tx.series.copyLinks(
+        masterId,
+        kept.filter((e) => !e.overrides.includes(what)).map((e) => e.id),
+        what,
+      );
+    }
+    const known = new Set(existing.map((e) => e.originalStartUtc));
+    await this.create(
+      tx,
+      masterId,
+      instances.filter((i) => !known.has(formatUtcMs(i.originalUtcMs))),
+      frame,
+    );
+    return removed.map((e) => e.id);
+  }
+
+  private async create(tx: Storage, masterId: number, instances: readonly Instance[], frame: SeriesFrame): Promise<void> {
+    const ids = await tx.series.allocateIds(instances.length);
+    const items: NewOccurrence[] = instances.map((i, n) => ({
+      id: ids[n],
+      originalStartUtc: formatUtcMs(i.originalUtcMs),
+      originalStart: formatWall(i.originalWall),
+      dates: datesOf(i, frame),
+    }));
+    await tx.series.insertOccurrences(masterId, items);
+  }
+
+  /**
+   * Unbounded series that stop before `utc` get their occurrences up to it (the daily job, and lists whose
+   * window reaches past the horizon). Returns how many series grew.
+   */
+  async extend(storage: Storage, utc: string): Promise<number> {
+    const due = await storage.series.endingBefore(utc);
+    for (const id of due) {
+      await storage.transaction(async (tx) => {
+        await tx.lock(`series:${id}`);
+        const series = await tx.series.find(id);
+        const master = await tx.events.find(id);
+        if (!series || !master || series.bounded || (series.materializedUntil ?? '') >= utc) return;
+        const frame = this.frame(master);
+        const rec = readRecurrence(series.recurrence, frame);
+        if (!rec) return;
+        const known = new Set((await tx.series.occurrencesOf(id)).map((e) => e.originalStartUtc));
+        const instances = instancesOf(rec, frame, utc).filter((i) => !known.has(formatUtcMs(i.originalUtcMs)));
+        await this.create(tx, id, instances, frame);
+        await tx.series.save({ ...series, materializedUntil: utc });
+      });
+    }
+    return due.length;
+  }
+
+  /** What identifies an occurrence to clients, from its row. */
+  static describe(row: OccurrenceRow, allDay: boolean) {
+    const utc = row.originalStartUtc;
+    return {
+      seriesId: row.seriesId,
+      key: allDay
+        ? `${row.seriesId}_${row.originalStart.slice(0, 10).replace(/-/g, '')}`
+        : `${row.seriesId}_${utc.replace(/[-:]/g, '').replace(' ', 'T')}Z`,
+      originalStart: row.originalStart,
+      originalStartUtc: utc,
+      isException: row.overrides.length > 0,
+    };
+  }
+}
+
