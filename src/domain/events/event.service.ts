@@ -367,9 +367,7 @@ export class EventService {
         const after = (await tx.events.find(id)) as EventRecord;
         const frame = frameOf(after, this.siteZone);
         const rule =
-          lines === undefined
-            ? await this.series.storedRule(tx, id, frameOf(current, this.siteZone), frame)
-            : readRecurrence(lines ?? [], frame);
+          lines === undefined ? await this.series.storedRule(tx, id, frameOf(current, this.siteZone), frame) : readRecurrence(lines ?? [], frame);
         const sent = (k: keyof EventInput) => input[k] !== undefined;
         removed = await this.series.sync(tx, id, rule, {
           nowMs: ctx.nowMs,
@@ -652,6 +650,6 @@ function splitAt(rule: Recurrence, frame: ReturnType<typeof frameOf>, originalSt
   // every instance up to and including that one
   const instances = expand(rule, frame, msToWall(wallToMs(parseWall(originalStart)) + 1000));
   const at = instances.find((i) => formatWall(i.originalWall) === originalStart);
-  if (!at) throw errors.invalidParam('id', 'Invalid parameter(s): id (that occurrence is no longer in its series\' rule).');
+  if (!at) throw errors.invalidParam('id', "Invalid parameter(s): id (that occurrence is no longer in its series' rule).");
   return at;
 }

@@ -170,7 +170,7 @@ export function eventRoutes(): RouteSpec[] {
       methods: ['POST'],
       path: '/events/:id/split',
       summary:
-        'This and following: the series of this occurrence ends before it, and a new series with the changes sent starts there, keeping the later occurrences\' ids (201). At the first occurrence: the whole series is updated (200).',
+        "This and following: the series of this occurrence ends before it, and a new series with the changes sent starts there, keeping the later occurrences' ids (201). At the first occurrence: the whole series is updated (200).",
       errors: [400, 403, 404, 410],
       allowed: (actor) => can(actor, 'edit_posts'),
       args: { id: idArg, ...eventUpdateArgs },
