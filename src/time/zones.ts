@@ -56,7 +56,26 @@ class IanaZone implements Zone {
     });
   }
 
+  /**
+   * Per UTC day: the offset when it is the same at both ends of the day, null when it changes that day. Intl
+   * costs ~20 µs a call, and a series' expansion asks for thousands of instants; a zone never changes its offset
+   * and back within one day, so a day with equal ends has one offset throughout.
+   */
+  private readonly days = new Map<number, number | null>();
+
   offsetAt(utcMs: number): number {
+    const day = Math.floor(utcMs / 86_400_000);
+    let known = this.days.get(day);
+    if (known === undefined) {
+      const first = this.exactOffsetAt(day * 86_400_000);
+      known = first === this.exactOffsetAt(day * 86_400_000 + 86_399_000) ? first : null;
+      if (this.days.size >= 50_000) this.days.clear();
+      this.days.set(day, known);
+    }
+    return known ?? this.exactOffsetAt(utcMs);
+  }
+
+  private exactOffsetAt(utcMs: number): number {
     const parts = this.format.formatToParts(new Date(utcMs));
     const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
     let year = get('year');

@@ -522,7 +522,7 @@ export class EventService {
     const safe = this.series.horizon(nowMs, this.horizonMonths - 1);
     if (reachUtc <= safe) return;
     const cap = this.series.horizon(nowMs, this.horizonMonths * 2);
-    await this.series.extend(this.storage, reachUtc < cap ? reachUtc : cap);
+    await this.series.extend(this.storage, [reachUtc, cap].sort()[0]);
   }
 
   /** The daily job: unbounded series keep their occurrences up to the horizon. Returns how many grew. */

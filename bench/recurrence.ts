@@ -1,0 +1,233 @@
+/**
+ * Recurring events (issue 12), in-process through `app.inject()` with the response cache off:
+ *
+ * 1. writes: creating a daily series without an end (~1,800 occurrences at the default 60-month horizon) and a
+ *    whole-series edit of it (a rename that every occurrence follows), p50/p90 over repeated runs;
+ * 2. reads: a dataset of `--singles` single events plus `--series` series (daily, weekly, monthly; a third
+ *    without an end) against a dataset of as many single events as the first has occurrences and singles, on the
+ *    same queries (default list, a month window, a category filter, one occurrence/event): p50 of each, and
+ *    the ratio series/singles (target ≤ 1.5);
+ * 3. peak RSS of the process.
+ *
+ * `node dist/bench/recurrence.js [--singles N] [--series M] [--dialects sqlite,postgres] [--runs R] [--out DIR]`
+ * writes `recurrence-<stamp>.json` (and prints a table) into bench/measured/ by default.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config/config.js';
+import { UserService } from '../src/domain/users/user.service.js';
+import { PostgresDialect } from '../src/storage/dialects/postgres.dialect.js';
+import { SqliteDialect } from '../src/storage/dialects/sqlite.dialect.js';
+import { Storage } from '../src/storage/storage.js';
+import { seed } from './seed.js';
+import { rng } from './traffic.js';
+
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1] ?? '');
+const SINGLES = Number(args.get('singles') ?? 100_000);
+const SERIES = Number(args.get('series') ?? 5_000);
+const RUNS = Number(args.get('runs') ?? 3);
+const DIALECTS = (args.get('dialects') ?? 'sqlite').split(',');
+const OUT = args.get('out') ?? join(new URL('..', import.meta.url).pathname, '..', 'bench', 'measured');
+const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/test';
+const ADMIN = { login: 'bench-admin', password: 'bench-admin-password' };
+const headers = {
+  authorization: `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`,
+  'content-type': 'application/json',
+};
+const NS = '/calendar/events/v1';
+const tty = process.stdout.isTTY;
+
+function progress(label: string, done: number, total: number) {
+  if (tty) process.stdout.write(`\r${label} ${'█'.repeat(Math.round((done / total) * 30)).padEnd(30, '░')} ${done}/${total}`);
+  else if (done === total || done % Math.max(1, Math.floor(total / 10)) === 0) process.stdout.write(`${label} ${done}/${total}\n`);
+  if (tty && done === total) process.stdout.write('\n');
+}
+
+const p = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * q))];
+
+async function open(dialect: string, name: string) {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'calendar-recurrence-'));
+    const storage = new Storage(new SqliteDialect({ path: join(dir, `${name}.sqlite`) }));
+    return { storage, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const schema = `bench_rec_${name}_${process.pid}`;
+  const d = new PostgresDialect({ url: POSTGRES_URL, schema });
+  await d.prepare();
+  const storage = new Storage(d);
+  return {
+    storage,
+    cleanup: async () => {
+      const client = new pg.Client({ connectionString: POSTGRES_URL });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.end();
+    },
+  };
+}
+
+async function appFor(storage: Storage) {
+  await new UserService(storage).add({ login: ADMIN.login, role: 'administrator', password: ADMIN.password });
+  const app = await buildApp(loadConfig({ LOG_LEVEL: 'silent', CACHE_MB: '0' }), storage, { logger: false });
+  await app.ready();
+  return app;
+}
+
+type App = Awaited<ReturnType<typeof appFor>>;
+
+async function inject(app: App, method: 'GET' | 'POST', url: string, payload?: unknown) {
+  const t0 = process.hrtime.bigint();
+  const res = await app.inject({ method, url, headers, payload: payload === undefined ? undefined : JSON.stringify(payload) });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+  return { ms, body: res.json() };
+}
+
+/** Creates `count` series through the API: daily, weekly and monthly in turn, a third without an end. */
+async function makeSeries(app: App, count: number): Promise<number> {
+  const random = rng(7);
+  let occurrences = 0;
+  for (let i = 0; i < count; i++) {
+    const freq = ['DAILY', 'WEEKLY', 'MONTHLY'][i % 3];
+    const unbounded = Math.floor(i / 3) % 3 === 0;
+    const countPart = freq === 'DAILY' ? 100 + Math.floor(random() * 200) : freq === 'WEEKLY' ? 52 + Math.floor(random() * 100) : 24;
+    const dayOffset = Math.floor(random() * 700) - 350;
+    const start = new Date(Date.now() + dayOffset * 86_400_000).toISOString().slice(0, 10);
+    await inject(app, 'POST', `${NS}/events`, {
+      title: `Series ${i} jazz`,
+      timezone: ['America/New_York', 'Europe/Berlin', 'Asia/Kolkata'][i % 3],
+      start_date: `${start} 18:00:00`,
+      end_date: `${start} 20:00:00`,
+      categories: [`category-${i % 50}`],
+      tags: [`tag-${i % 200}`],
+      recurrence: [unbounded ? `RRULE:FREQ=${freq}` : `RRULE:FREQ=${freq};COUNT=${countPart}`],
+    });
+    occurrences += unbounded ? 0 : countPart;
+    if (i === 0 || (i + 1) % 50 === 0 || i === count - 1) progress('  series', i + 1, count);
+  }
+  return occurrences;
+}
+
+async function countOccurrences(storage: Storage): Promise<number> {
+  const row = await storage.db
+    .selectFrom('events')
+    .select((e) => e.fn.countAll<number>().as('n'))
+    .where('kind', '<>', 'series')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+async function readQueries(app: App, storage: Storage) {
+  const month = new Date(Date.now() + 60 * 86_400_000).toISOString().slice(0, 7);
+  const one = await storage.db
+    .selectFrom('events')
+    .select('post_id')
+    .where('kind', '<>', 'series')
+    .where('status', '=', 'publish')
+    .orderBy('post_id', 'desc')
+    .limit(1)
+    .executeTakeFirstOrThrow();
+  const queries: Record<string, string> = {
+    default_list: `${NS}/events`,
+    month_window: `${NS}/events?start_date=${month}-01&end_date=${month}-28&per_page=50`,
+    category_filter: `${NS}/events?categories=category-3`,
+    single_item: `${NS}/events/${one.post_id}`,
+  };
+  const out: Record<string, { p50: number; p90: number }> = {};
+  for (const [name, url] of Object.entries(queries)) {
+    for (let w = 0; w < 5; w++) await inject(app, 'GET', url);
+    const times: number[] = [];
+    for (let r = 0; r < 60; r++) times.push((await inject(app, 'GET', url)).ms);
+    out[name] = { p50: p(times, 0.5), p90: p(times, 0.9) };
+  }
+  return out;
+}
+
+const results: Record<string, unknown> = {};
+for (const dialect of DIALECTS) {
+  console.log(`[${dialect}] writes`);
+  const writes = await open(dialect, 'writes');
+  try {
+    await writes.storage.migrate();
+    await seed(writes.storage, { events: Math.min(SINGLES, 10_000) });
+    const app = await appFor(writes.storage);
+    const create: number[] = [];
+    const edit: number[] = [];
+    for (let r = 0; r < 10 * RUNS; r++) {
+      const start = new Date(Date.now() + r * 86_400_000).toISOString().slice(0, 10);
+      const made = await inject(app, 'POST', `${NS}/events`, {
+        title: `Daily ${r}`,
+        timezone: 'America/New_York',
+        start_date: `${start} 09:00:00`,
+        end_date: `${start} 10:00:00`,
+        categories: ['category-1', 'category-2'],
+        tags: ['tag-1'],
+        recurrence: ['RRULE:FREQ=DAILY'],
+      });
+      create.push(made.ms);
+      edit.push((await inject(app, 'POST', `${NS}/events/${made.body.id}`, { title: `Daily ${r} renamed`, featured: true })).ms);
+    }
+    const occurrences = await countOccurrences(writes.storage);
+    await app.close();
+    results[`${dialect}_writes`] = {
+      occurrences_per_series: Math.round((occurrences - Math.min(SINGLES, 10_000)) / (10 * RUNS)),
+      create_daily_unbounded_ms: { p50: p(create, 0.5), p90: p(create, 0.9), runs: create.length },
+      whole_series_edit_ms: { p50: p(edit, 0.5), p90: p(edit, 0.9), runs: edit.length },
+    };
+    console.log(results[`${dialect}_writes`]);
+  } finally {
+    await writes.cleanup();
+  }
+
+  console.log(`[${dialect}] reads: ${SINGLES} singles + ${SERIES} series`);
+  const withSeries = await open(dialect, 'series');
+  let total = 0;
+  try {
+    await withSeries.storage.migrate();
+    await seed(withSeries.storage, { events: SINGLES });
+    const app = await appFor(withSeries.storage);
+    await makeSeries(app, SERIES);
+    await withSeries.storage.optimize();
+    total = await countOccurrences(withSeries.storage);
+    const reads = [];
+    for (let r = 0; r < RUNS; r++) reads.push(await readQueries(app, withSeries.storage));
+    results[`${dialect}_series_reads`] = { events_and_occurrences: total, runs: reads };
+    await app.close();
+  } finally {
+    await withSeries.cleanup();
+  }
+
+  console.log(`[${dialect}] reads: ${total} singles`);
+  const singles = await open(dialect, 'singles');
+  try {
+    await singles.storage.migrate();
+    await seed(singles.storage, { events: total });
+    await singles.storage.optimize();
+    const app = await appFor(singles.storage);
+    const reads = [];
+    for (let r = 0; r < RUNS; r++) reads.push(await readQueries(app, singles.storage));
+    results[`${dialect}_singles_reads`] = { events: total, runs: reads };
+    await app.close();
+  } finally {
+    await singles.cleanup();
+  }
+
+  const s = results[`${dialect}_series_reads`] as { runs: Record<string, { p50: number }>[] };
+  const b = results[`${dialect}_singles_reads`] as { runs: Record<string, { p50: number }>[] };
+  const ratios: Record<string, number[]> = {};
+  for (const name of Object.keys(s.runs[0])) ratios[name] = s.runs.map((run, i) => run[name].p50 / b.runs[i][name].p50);
+  results[`${dialect}_p50_ratio_series_to_singles`] = ratios;
+  console.log(`[${dialect}] p50 ratio, series / singles (three runs):`);
+  for (const [name, values] of Object.entries(ratios)) console.log(`  ${name.padEnd(16)} ${values.map((v) => v.toFixed(2)).join('  ')}`);
+}
+results.peak_rss_mb = Math.round(process.resourceUsage().maxRSS / 1024);
+results.settings = { singles: SINGLES, series: SERIES, runs: RUNS, dialects: DIALECTS, node: process.version };
+console.log(`peak RSS ${results.peak_rss_mb} MB`);
+mkdirSync(OUT, { recursive: true });
+const file = join(OUT, `recurrence-${new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19)}.json`);
+writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+console.log(`wrote ${file}`);
