@@ -168,13 +168,16 @@ function readRule(value: string, frame: SeriesFrame): { rule: string; bounded: b
               throw new RecurrenceError(`BYDAY with an ordinal (${d}) is only allowed with FREQ=MONTHLY or FREQ=YEARLY.`);
             }
             if (freq === 'YEARLY' && parts.has('BYWEEKNO')) throw new RecurrenceError('BYDAY with an ordinal cannot be used with BYWEEKNO.');
-            if (n < 1 || n > (freq === 'MONTHLY' ? 5 : 53)) throw new RecurrenceError(`BYDAY ordinal ${d} is out of range.`);
+            // RFC 5545 allows ±53 with YEARLY; rrule-temporal 2.2.8 counts a 53rd Monday into the next year (2010-01-04
+            // for 2009) instead of skipping the years that have none, so the range stops at 52, which every year has
+            if (n < 1 || n > (freq === 'MONTHLY' ? 5 : 52)) throw new RecurrenceError(`BYDAY ordinal ${d} is out of range.`);
           }
         }
         out.push(`BYDAY=${days.join(',')}`);
         break;
       }
       case 'BYMONTHDAY':
+        if (freq === 'WEEKLY') throw new RecurrenceError('BYMONTHDAY is not allowed with FREQ=WEEKLY (RFC 5545 §3.3.10).');
         out.push(`BYMONTHDAY=${intList(v, 1, 31, key).join(',')}`);
         break;
       case 'BYYEARDAY':
@@ -205,6 +208,16 @@ function readRule(value: string, frame: SeriesFrame): { rule: string; bounded: b
   }
   if (parts.has('BYSETPOS') && ![...parts.keys()].some((k) => k.startsWith('BY') && k !== 'BYSETPOS')) {
     throw new RecurrenceError('BYSETPOS needs another BYxxx part to select from.');
+  }
+  // rrule-temporal 2.2.8 takes a YEARLY rule's days from BYYEARDAY, or from an ordinal BYDAY without BYMONTH, and
+  // then does not narrow them by BYDAY or BYMONTHDAY (it returns every 100th day, Mondays or not, for
+  // BYYEARDAY=100;BYDAY=MO; checked against rrule-rust in recurrence.property.test.ts): refused, not expanded wrongly.
+  const ordinalDay = (parts.get('BYDAY') ?? '').split(',').some((d) => /^[+-]?\d/.test(d));
+  if (freq === 'YEARLY' && parts.has('BYYEARDAY') && (parts.has('BYDAY') || parts.has('BYMONTHDAY'))) {
+    throw new RecurrenceError('BYYEARDAY cannot be combined with BYDAY or BYMONTHDAY.');
+  }
+  if (freq === 'YEARLY' && ordinalDay && !parts.has('BYMONTH') && parts.has('BYMONTHDAY')) {
+    throw new RecurrenceError('BYDAY with an ordinal and BYMONTHDAY need BYMONTH with FREQ=YEARLY.');
   }
   return { rule: out.join(';'), bounded: parts.has('COUNT') || parts.has('UNTIL'), count };
 }
@@ -339,21 +352,36 @@ function floating(w: WallTime): Temporal.ZonedDateTime {
 
 const fromFloating = (z: { toString(): string; epochMilliseconds?: number }): WallTime => msToWall((z as Temporal.ZonedDateTime).epochMilliseconds);
 
-/** The rule in floating time: UNTIL (UTC) becomes the series' wall time, like every other date. */
-function floatingRule(rec: Recurrence, frame: SeriesFrame): RRuleTemporal | undefined {
+/** A timed series' UNTIL as an instant (it is stored in UTC); undefined without one, or for a date (all-day). */
+function untilUtcMs(rec: Recurrence): number | undefined {
+  const m = /UNTIL=(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z/.exec(rec.rule ?? '');
+  return m ? wallToMs(wallOf(m[1], m[2], m[3], m[4], m[5], m[6]) as WallTime) : undefined;
+}
+
+/**
+ * The rule in floating time: UNTIL (UTC) becomes the series' wall time, like every other date. For expansion it
+ * becomes the latest wall time that can still fall on or before it (the largest offset the zone has within a day
+ * of it), and expand() drops what lands after it as an instant: near a transition one offset is not enough (a
+ * 02:30 moved out of the gap to 03:30 is later than an UNTIL of 03:15 EDT; the first 01:30 of a night that has two
+ * is earlier than an UNTIL of 01:15 EST). DTSTART and EXDATEs are expand()'s to apply (E6, E7); the description
+ * mentions the EXDATEs.
+ */
+function floatingRule(rec: Recurrence, frame: SeriesFrame, purpose: 'expand' | 'describe'): RRuleTemporal | undefined {
   if (!rec.rule) return undefined;
   const rule = rec.rule.replace(/UNTIL=(\d{8})(T\d{6}Z)?/, (_, date: string, time?: string) => {
     if (!time) return `UNTIL=${date}T235959Z`;
     const utc = wallOf(date.slice(0, 4), date.slice(4, 6), date.slice(6, 8), time.slice(1, 3), time.slice(3, 5), time.slice(5, 7)) as WallTime;
     const ms = wallToMs(utc);
-    return `UNTIL=${compact(msToWall(ms + frame.zone.offsetAt(ms) * 60_000))}Z`;
+    const around = purpose === 'expand' ? [ms - 86_400_000, ms, ms + 86_400_000] : [ms];
+    const offset = Math.max(...around.map((at) => frame.zone.offsetAt(at)));
+    return `UNTIL=${compact(msToWall(ms + offset * 60_000))}Z`;
   });
   return new RRuleTemporal({
     rruleString: rule,
     dtstart: floating(frame.allDay ? midnight(frame.start) : frame.start),
     tzid: 'UTC',
-    includeDtstart: true,
-    exDate: rec.exdates.map(floating),
+    includeDtstart: false,
+    exDate: purpose === 'describe' ? rec.exdates.map(floating) : undefined,
     cache: false,
   });
 }
@@ -385,35 +413,74 @@ function place(original: WallTime, frame: SeriesFrame): Instance {
 
 /**
  * The instances of a series whose original wall time is before `until` (exclusive; a wall time in the series'
- * zone), in order. Bounded series need no limit; unbounded ones must give one. Throws RecurrenceError when a
+ * zone), in order of start. Bounded series need no limit; unbounded ones must give one. Throws RecurrenceError when a
  * bounded series has more than MAX_BOUNDED_INSTANCES.
  */
 export function expand(rec: Recurrence, frame: SeriesFrame, until?: WallTime): Instance[] {
   if (!rec.bounded && until === undefined) throw new Error('an unbounded series expands only up to a limit');
-  const rule = floatingRule(rec, frame);
+  const rule = floatingRule(rec, frame, 'expand');
   const first = frame.allDay ? midnight(frame.start) : frame.start;
   const limitMs = until === undefined ? Number.POSITIVE_INFINITY : wallToMs(until);
   const walls = new Map<string, WallTime>();
   const add = (w: WallTime) => {
     if (wallToMs(w) < limitMs) walls.set(formatWall(w), w);
   };
+  add(first);
   if (rule) {
+    let generated: WallTime[];
     if (rec.bounded) {
       let n = 0;
-      for (const z of rule.all(() => ++n <= MAX_BOUNDED_INSTANCES + 1)) add(fromFloating(z));
+      generated = generate(() => rule.all(() => ++n <= MAX_BOUNDED_INSTANCES + 1)).map(fromFloating);
     } else {
       const before = Temporal.Instant.fromEpochMilliseconds(limitMs).toZonedDateTimeISO('UTC');
-      for (const z of rule.between(floating(first), before, true)) add(fromFloating(z));
+      generated = generate(() => rule.between(floating(first), before, true)).map(fromFloating);
     }
-  } else {
-    add(first);
+    // E7: DTSTART is instance #1 and counts whether or not the rule gives it. Done here, not with rrule-temporal's
+    // includeDtstart, which drops a DTSTART on the rule's weekday but not its ordinal (YEARLY;BYDAY=3SA from
+    // 2030-12-21, the 51st Saturday) and then counts COUNT from the next instance.
+    const synced = generated.length > 0 && formatWall(generated[0]) === formatWall(first);
+    const count = Number(/COUNT=(\d+)/.exec(rec.rule ?? '')?.[1] ?? 0);
+    if (!synced && count > 0) generated = generated.slice(0, count - 1);
+    const untilMs = frame.allDay ? undefined : untilUtcMs(rec);
+    for (const w of generated) if (untilMs === undefined || zonedWallToUtcMs(w, frame.zone) <= untilMs) add(w);
   }
-  const excluded = new Set(rec.exdates.map(formatWall));
-  for (const w of rec.rdates) if (!excluded.has(formatWall(w))) add(w);
-  if (!rule && excluded.has(formatWall(first))) walls.delete(formatWall(first));
-  const out = [...walls.values()].sort((a, b) => wallToMs(a) - wallToMs(b)).map((w) => place(w, frame));
+  for (const w of rec.rdates) add(w);
+  // E6: EXDATEs go after COUNT has been counted
+  for (const x of rec.exdates) walls.delete(formatWall(x));
+  const out = frame.allDay ? [...walls.values()].map((w) => place(w, frame)) : distinctInstants([...walls.values()].map((w) => place(w, frame)));
+  out.sort((a, b) => a.startUtcMs - b.startUtcMs || wallToMs(a.originalWall) - wallToMs(b.originalWall));
   if (rec.bounded && out.length > MAX_BOUNDED_INSTANCES) throw tooMany();
   return out;
+}
+
+/**
+ * Two wall times can name one instant: a day a zone skipped whole (Pacific/Apia, 2011-12-30) moves each of its
+ * times forward by the gap onto the next day's. Both were counted (E2); the series has the instance once
+ * (RFC 5545 §3.8.5.3: duplicate instances are ignored), under the wall time that exists.
+ */
+function distinctInstants(instances: Instance[]): Instance[] {
+  const moved = (i: Instance) => formatWall(i.originalWall) !== formatWall(i.startWall);
+  const byInstant = new Map<number, Instance>();
+  for (const i of instances) {
+    const seen = byInstant.get(i.startUtcMs);
+    if (!seen || (moved(seen) && !moved(i))) byInstant.set(i.startUtcMs, i);
+  }
+  return [...byInstant.values()];
+}
+
+/**
+ * Runs rrule-temporal, whose safety caps (10,000 periods; that many candidate days) a rule that rarely matches
+ * reaches before its COUNT or UNTIL (FREQ=DAILY;BYMONTHDAY=13;BYDAY=FR;COUNT=50 needs 30,000 days): refused, not a 500.
+ */
+function generate<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (e) {
+    if (e instanceof Error && /^Maximum (iterations|candidate evaluations)/.test(e.message)) {
+      throw new RecurrenceError('The rule matches too rarely to expand (too sparse); use a coarser FREQ or fewer limits.');
+    }
+    throw e;
+  }
 }
 
 /** The stable, opaque key of an instance: `{series}_{YYYYMMDDTHHMMSSZ}` (all-day: `{series}_{YYYYMMDD}`). */
@@ -424,7 +491,7 @@ export function occurrenceKey(seriesId: number, originalUtc: string, allDay: boo
 
 /** The recurrence in words ("every week on Monday for 10 times"), for people reading the API. */
 export function describeRecurrence(rec: Recurrence, frame: SeriesFrame): string {
-  const rule = floatingRule(rec, frame);
+  const rule = floatingRule(rec, frame, 'describe');
   const extra = rec.rule ? [] : [`on ${rec.rdates.length + 1} dates`];
   return rule ? toText(rule, 'en', { excludeTzAbbreviation: true }) : extra.join('');
 }
