@@ -103,6 +103,7 @@ const STABLE_WINDOW_MS = 60_000;
 
 export class EventService {
   private readonly writer: PostWriter<EventRecord, EventDetails>;
+  private readonly series: SeriesKeeper;
 
   constructor(
     private readonly storage: Storage,
@@ -112,15 +113,11 @@ export class EventService {
     private readonly venues: LinkedService<'venue'>,
     private readonly organizers: LinkedService<'organizer'>,
     private readonly clock: () => number = Date.now,
-    horizonMonths = 60,
+    private readonly horizonMonths = 60,
   ) {
     this.writer = new PostWriter(storage, siteZone, EVENT, clock);
     this.series = new SeriesKeeper(siteZone, horizonMonths);
-    this.horizonMonths = horizonMonths;
   }
-
-  private readonly series: SeriesKeeper;
-  private readonly horizonMonths: number;
 
   // ---- reads -------------------------------------------------------------------------------------------
 
@@ -347,8 +344,6 @@ export class EventService {
    * occurrence alone, which becomes an exception.
    */
   async update(actor: Actor, id: number, input: EventInput): Promise<EventView> {
-    const target = await this.storage.events.find(id);
-    if (target?.kind === 'occurrence') return this.updateOccurrence(actor, id, input);
     let termsBefore: number[] = [];
     let removed: number[] | undefined;
     await this.writer.update(
@@ -356,11 +351,22 @@ export class EventService {
       id,
       input,
       async (tx, current, ctx) => {
-        termsBefore = await tx.terms.idsForPost(id);
+        if (current.kind === 'occurrence' && input.recurrence !== undefined) {
+          throw errors.invalidParam('recurrence', 'Invalid parameter(s): recurrence (an occurrence has no rule of its own: update its series).');
+        }
+        if (current.kind !== 'occurrence') termsBefore = await tx.terms.idsForPost(id);
         return this.changes(tx, actor, id, input, current, ctx.nowMs);
       },
       async (tx, current, ctx) => {
         await this.assignTerms(tx, id, input);
+        if (current.kind === 'occurrence') {
+          // edited alone: it overrides what was sent (its terms are copies, so the series alone counts in them)
+          const row = await tx.series.occurrence(id);
+          if (!row) return;
+          await tx.series.setOverrides(id, [...new Set([...row.overrides, ...overriddenBy(input)])].sort());
+          await tx.series.setState([id], ctx.status === 'trash' ? 'cancelled' : 'active');
+          return;
+        }
         await this.recount(tx, id, termsBefore, current.status === 'publish', ctx.status === 'publish');
         const lines = input.recurrence;
         if (current.kind !== 'series' && (lines === undefined || lines === null || lines.length === 0)) return;
@@ -376,32 +382,11 @@ export class EventService {
           relink: (['categories', 'tags', 'organizers'] as const).filter((k) => sent(k)),
         });
       },
+      // an occurrence's slug is its series'
+      { keepSlug: (current) => current.kind === 'occurrence' },
     );
     const view = await this.view(id, actor);
     return removed ? { ...view, removedOccurrences: removed } : view;
-  }
-
-  /** One occurrence edited alone: it keeps its id and overrides what was sent; a status of trash cancels it. */
-  private async updateOccurrence(actor: Actor, id: number, input: EventInput): Promise<EventView> {
-    if (input.recurrence !== undefined) {
-      throw errors.invalidParam('recurrence', 'Invalid parameter(s): recurrence (an occurrence has no rule of its own: update its series).');
-    }
-    await this.writer.update(
-      actor,
-      id,
-      { ...input, slug: undefined },
-      (tx, current, ctx) => this.changes(tx, actor, id, input, current, ctx.nowMs),
-      async (tx, _current, ctx) => {
-        // an occurrence's terms are copies: the series alone counts in the term counts
-        await this.assignTerms(tx, id, input);
-        const row = await tx.series.occurrence(id);
-        if (!row) return;
-        await tx.series.setOverrides(id, [...new Set([...row.overrides, ...overriddenBy(input)])].sort());
-        await tx.series.setState([id], ctx.status === 'trash' ? 'cancelled' : 'active');
-      },
-      { keepSlug: true },
-    );
-    return this.view(id, actor);
   }
 
   /** The detail changes an update sends (dates keep their wall clock when only the zone changes). */
@@ -443,7 +428,7 @@ export class EventService {
     assertMayWrite(actor, input);
     const row = await this.storage.series.occurrence(id);
     const first = (await this.storage.series.occurrencesOf(seriesId))[0];
-    if (!row || first?.id === id) return { view: await this.update(actor, seriesId, { ...input, recurrence: input.recurrence }), created: false };
+    if (!row || first?.id === id) return { view: await this.update(actor, seriesId, input), created: false };
     if (input.recurrence !== undefined) throw errors.invalidParam('recurrence', 'Invalid parameter(s): recurrence (a split keeps the rule).');
     const nowMs = this.clock();
     const record = await retryOnConflict(() =>
@@ -553,23 +538,14 @@ export class EventService {
    * them). An occurrence is cancelled (its series goes on); a series' master takes its occurrences along.
    */
   async remove(actor: Actor, id: number): Promise<EventView> {
-    const target = await this.storage.events.find(id);
-    if (target?.kind === 'occurrence') {
-      await this.writer.trash(
-        actor,
-        id,
-        async () => undefined,
-        (tx) => tx.series.setState([id], 'cancelled'),
-      );
-      return this.view(id, actor);
-    }
     await this.writer.trash(
       actor,
       id,
       async (tx, current) => {
-        await this.recount(tx, id, await tx.terms.idsForPost(id), current.status === 'publish', false);
+        if (current.kind !== 'occurrence') await this.recount(tx, id, await tx.terms.idsForPost(id), current.status === 'publish', false);
       },
       async (tx, current) => {
+        if (current.kind === 'occurrence') await tx.series.setState([id], 'cancelled');
         if (current.kind === 'series') await tx.series.follow(id, await tx.series.occurrencesOf(id));
       },
     );

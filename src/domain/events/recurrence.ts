@@ -14,7 +14,7 @@
 import { RRuleTemporal } from 'rrule-temporal';
 import { toText } from 'rrule-temporal/totext';
 import { Temporal } from 'temporal-polyfill';
-import { formatUtcMs, formatWall, msToWall, type WallTime, wallToMs, type Zone, zonedWallToUtcMs } from '../../time/zones.js';
+import { formatWall, msToWall, parseWall, type WallTime, wallToMs, type Zone, zonedWallToUtcMs } from '../../time/zones.js';
 
 /** The most instances a bounded series may have (FEATURES.md §1.5). */
 export const MAX_BOUNDED_INSTANCES = 5000;
@@ -486,14 +486,11 @@ function generate<T>(run: () => T): T {
 /** The stable, opaque key of an instance: `{series}_{YYYYMMDDTHHMMSSZ}` (all-day: `{series}_{YYYYMMDD}`). */
 export function occurrenceKey(seriesId: number, originalUtc: string, allDay: boolean, originalWall?: WallTime): string {
   if (allDay && originalWall) return `${seriesId}_${compactDate(originalWall)}`;
-  return `${seriesId}_${originalUtc.replace(/[-:]/g, '').replace(' ', 'T')}Z`;
+  return `${seriesId}_${compact(parseWall(originalUtc))}Z`;
 }
 
 /** The recurrence in words ("every week on Monday for 10 times"), for people reading the API. */
 export function describeRecurrence(rec: Recurrence, frame: SeriesFrame): string {
   const rule = floatingRule(rec, frame, 'describe');
-  const extra = rec.rule ? [] : [`on ${rec.rdates.length + 1} dates`];
-  return rule ? toText(rule, 'en', { excludeTzAbbreviation: true }) : extra.join('');
+  return rule ? toText(rule, 'en', { excludeTzAbbreviation: true }) : `on ${rec.rdates.length + 1} dates`;
 }
-
-export { formatUtcMs };

@@ -13,7 +13,7 @@ import type { NewOccurrence, OccurrenceDates, OccurrenceRow, OverridableField } 
 import { formatUtcMs, formatWall, getZone, parseWall, utcMsToZonedWall, wallToMs } from '../../time/zones.js';
 import { errors } from '../errors.js';
 import type { EventInput, EventRecord } from './event.js';
-import { expand, type Instance, parseRecurrence, type Recurrence, RecurrenceError, reframe, type SeriesFrame } from './recurrence.js';
+import { expand, type Instance, occurrenceKey, parseRecurrence, type Recurrence, RecurrenceError, reframe, type SeriesFrame } from './recurrence.js';
 
 export type LinkKind = 'categories' | 'tags' | 'organizers';
 
@@ -55,30 +55,31 @@ export function datesOf(i: Instance, frame: SeriesFrame): OccurrenceDates {
   };
 }
 
+/** Input fields that override the field of the same name when an occurrence is edited alone. */
+const SAME_NAME = [
+  'title',
+  'description',
+  'excerpt',
+  'image',
+  'author',
+  'status',
+  'sticky',
+  'cost',
+  'website',
+  'showMap',
+  'showMapLink',
+  'hideFromListings',
+  'featured',
+  'venue',
+  'categories',
+  'tags',
+  'organizers',
+] as const satisfies readonly (keyof EventInput & OverridableField)[];
+
 /** The fields an occurrence edit overrides, by what it sent. */
 export function overriddenBy(input: EventInput): OverridableField[] {
   const sent = (k: keyof EventInput) => input[k] !== undefined;
-  const out: OverridableField[] = [];
-  const plain = [
-    ['title', 'title'],
-    ['description', 'description'],
-    ['excerpt', 'excerpt'],
-    ['image', 'image'],
-    ['author', 'author'],
-    ['status', 'status'],
-    ['sticky', 'sticky'],
-    ['cost', 'cost'],
-    ['website', 'website'],
-    ['showMap', 'showMap'],
-    ['showMapLink', 'showMapLink'],
-    ['hideFromListings', 'hideFromListings'],
-    ['featured', 'featured'],
-    ['venue', 'venue'],
-    ['categories', 'categories'],
-    ['tags', 'tags'],
-    ['organizers', 'organizers'],
-  ] as const satisfies readonly (readonly [keyof EventInput, OverridableField])[];
-  for (const [key, field] of plain) if (sent(key)) out.push(field);
+  const out: OverridableField[] = SAME_NAME.filter(sent);
   if (sent('date') || sent('dateUtc')) out.push('date');
   if (sent('startDate') || sent('endDate') || sent('timezone') || sent('allDay')) out.push('dates');
   return out;
@@ -205,14 +206,11 @@ export class SeriesKeeper {
 
   /** What identifies an occurrence to clients, from its row. */
   static describe(row: OccurrenceRow, allDay: boolean) {
-    const utc = row.originalStartUtc;
     return {
       seriesId: row.seriesId,
-      key: allDay
-        ? `${row.seriesId}_${row.originalStart.slice(0, 10).replace(/-/g, '')}`
-        : `${row.seriesId}_${utc.replace(/[-:]/g, '').replace(' ', 'T')}Z`,
+      key: occurrenceKey(row.seriesId, row.originalStartUtc, allDay, parseWall(row.originalStart)),
       originalStart: row.originalStart,
-      originalStartUtc: utc,
+      originalStartUtc: row.originalStartUtc,
       isException: row.overrides.length > 0,
     };
   }

@@ -140,8 +140,8 @@ export class PostWriter<R extends PostRecord, D> {
     input: PostInput,
     change: (tx: Storage, current: R, ctx: WriteContext) => Promise<OwnChanges<D>>,
     after?: (tx: Storage, current: R, ctx: WriteContext) => Promise<void>,
-    /** The post's slug is its master's (an occurrence of a recurring event): never derived or checked here. */
-    options: { keepSlug?: boolean } = {},
+    /** Whether the post's slug is another's (an occurrence of a recurring event's): then never derived or checked here. */
+    options: { keepSlug?: (current: R) => boolean } = {},
   ): Promise<void> {
     await this.authorize(actor, 'edit', id);
     assertMayWrite(actor, input);
@@ -159,7 +159,7 @@ export class PostWriter<R extends PostRecord, D> {
         if (input.excerpt !== undefined) post.excerpt = filterHtml(actor, input.excerpt ?? '');
         if (input.author !== undefined && input.author !== null) post.authorId = input.author;
         if (input.image !== undefined) post.imageId = await resolveImage(tx, actor, input.image, now);
-        const slug = options.keepSlug
+        const slug = options.keepSlug?.(current)
           ? current.slug
           : await this.slug(tx, {
               requested: input.slug,

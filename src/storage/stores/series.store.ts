@@ -7,6 +7,8 @@
  * round trip each on PostgreSQL.
  */
 import { type Kysely, sql } from 'kysely';
+import type { EventDetails } from '../../domain/events/event.js';
+import type { EventDates } from '../../domain/events/event-dates.js';
 import type { Database } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
 import { jsonList } from './columns.js';
@@ -33,15 +35,7 @@ export interface OccurrenceRow {
 }
 
 /** The per-instance values of an occurrence's event row. */
-export interface OccurrenceDates {
-  readonly startDate: string;
-  readonly endDate: string;
-  readonly startUtc: string;
-  readonly endUtc: string;
-  readonly timezone: string;
-  readonly timezoneAbbr: string;
-  readonly allDay: boolean;
-}
+export type OccurrenceDates = EventDates & Pick<EventDetails, 'allDay'>;
 
 export interface NewOccurrence {
   readonly id: number;
@@ -91,6 +85,23 @@ function valuesTable(rows: readonly (readonly unknown[])[], types: readonly stri
   return sql`(values ${sql.join(rows.map((r) => sql`(${sql.join(r.map((v, i) => sql`cast(${v} as ${sql.raw(types[i])})`))})`))}) as v`;
 }
 
+/** Occurrences' ids and dates as a values table: `v.column1` the id, then DATE_COLUMNS in order. */
+function datedValues(items: readonly { id: number; dates: OccurrenceDates }[]) {
+  return valuesTable(
+    items.map((o) => [
+      o.id,
+      o.dates.startDate,
+      o.dates.endDate,
+      o.dates.startUtc,
+      o.dates.endUtc,
+      o.dates.timezone,
+      o.dates.timezoneAbbr,
+      o.dates.allDay ? 1 : 0,
+    ]),
+    ['integer', 'varchar(19)', 'varchar(19)', 'varchar(19)', 'varchar(19)', 'varchar(64)', 'varchar(64)', 'integer'],
+  );
+}
+
 const toSeries = (r: Record<string, unknown>): SeriesRow => ({
   id: Number(r.post_id),
   recurrence: jsonList.fromRow(String(r.recurrence)),
@@ -115,8 +126,7 @@ export class SeriesStore {
   ) {}
 
   async find(id: number): Promise<SeriesRow | undefined> {
-    const row = await this.db.selectFrom('event_series').selectAll().where('post_id', '=', id).executeTakeFirst();
-    return row ? toSeries(row) : undefined;
+    return (await this.findMany([id])).get(id);
   }
 
   async findMany(ids: readonly number[]): Promise<Map<number, SeriesRow>> {
@@ -154,8 +164,7 @@ export class SeriesStore {
   }
 
   async occurrence(id: number): Promise<OccurrenceRow | undefined> {
-    const row = await this.db.selectFrom('occurrences').selectAll().where('id', '=', id).executeTakeFirst();
-    return row ? toOccurrence(row) : undefined;
+    return (await this.occurrencesByIds([id])).get(id);
   }
 
   async occurrencesByIds(ids: readonly number[]): Promise<Map<number, OccurrenceRow>> {
@@ -219,19 +228,7 @@ export class SeriesStore {
                p.password, p.id, p.menu_order, p.image_id, p.date, p.date_utc, p.modified, p.modified_utc
         from posts p cross join ${ids}
         where p.id = ${masterId}`.execute(db);
-      const dated = valuesTable(
-        part.map((o) => [
-          o.id,
-          o.dates.startDate,
-          o.dates.endDate,
-          o.dates.startUtc,
-          o.dates.endUtc,
-          o.dates.timezone,
-          o.dates.timezoneAbbr,
-          o.dates.allDay ? 1 : 0,
-        ]),
-        ['integer', 'varchar(19)', 'varchar(19)', 'varchar(19)', 'varchar(19)', 'varchar(64)', 'varchar(64)', 'integer'],
-      );
+      const dated = datedValues(part);
       await sql`
         insert into events (post_id, status, start_date, end_date, start_utc, end_utc, timezone, timezone_abbr, all_day,
                             cost, currency_symbol, currency_code, currency_position, website, show_map, show_map_link,
@@ -277,19 +274,7 @@ export class SeriesStore {
   /** New dates for occurrences (a changed length, or instances moved by a rule change). */
   async setDates(items: readonly { id: number; dates: OccurrenceDates }[]): Promise<void> {
     for (const part of chunks(items)) {
-      const dated = valuesTable(
-        part.map((o) => [
-          o.id,
-          o.dates.startDate,
-          o.dates.endDate,
-          o.dates.startUtc,
-          o.dates.endUtc,
-          o.dates.timezone,
-          o.dates.timezoneAbbr,
-          o.dates.allDay ? 1 : 0,
-        ]),
-        ['integer', 'varchar(19)', 'varchar(19)', 'varchar(19)', 'varchar(19)', 'varchar(64)', 'varchar(64)', 'integer'],
-      );
+      const dated = datedValues(part);
       const cols = sql.raw(DATE_COLUMNS.join(', '));
       const picked = sql.raw(DATE_COLUMNS.map((_, i) => `v.column${i + 2}`).join(', '));
       await sql`

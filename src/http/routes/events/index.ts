@@ -3,6 +3,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { errors } from '../../../domain/errors.js';
+import type { EventPage } from '../../../domain/events/event.service.js';
 import { can } from '../../../domain/policies.js';
 import { serializeEvent } from '../../../serializers/event.serializer.js';
 import { collection } from '../../collection.js';
@@ -36,6 +37,20 @@ function renameFromBody(ctx: RouteContext): string | undefined {
 
 const single = { 200: EventSchema };
 
+/** A page of events as the original's list answers it (envelope, headers, URLs carrying the filters). */
+function eventPage(ctx: RouteContext<{ readonly page: number; readonly perPage: number }>, result: EventPage, path: string) {
+  return collection(ctx, {
+    key: 'events',
+    path,
+    layout: 'posts',
+    page: ctx.args.page,
+    perPage: ctx.args.perPage,
+    result,
+    serialize: (view) => serializeEvent(view, ctx.urls),
+    notFound: errors.eventPageNotFound,
+  });
+}
+
 export function eventRoutes(): RouteSpec[] {
   return [
     route({
@@ -47,16 +62,7 @@ export function eventRoutes(): RouteSpec[] {
       responses: { 200: EventListSchema },
       async handler(ctx) {
         const result = await ctx.services.events.list(ctx.actor, ctx.args);
-        return collection(ctx, {
-          key: 'events',
-          path: '/events/',
-          layout: 'posts',
-          page: ctx.args.page,
-          perPage: ctx.args.perPage,
-          result,
-          serialize: (view) => serializeEvent(view, ctx.urls),
-          notFound: errors.eventPageNotFound,
-        });
+        return eventPage(ctx, result, '/events/');
       },
     }),
     route({
@@ -154,16 +160,7 @@ export function eventRoutes(): RouteSpec[] {
       responses: { 200: EventListSchema },
       async handler(ctx) {
         const result = await ctx.services.events.occurrences(ctx.actor, ctx.args.id, { ...ctx.args, geolocDistance: 50 });
-        return collection(ctx, {
-          key: 'events',
-          path: `/events/${ctx.args.id}/occurrences/`,
-          layout: 'posts',
-          page: ctx.args.page,
-          perPage: ctx.args.perPage,
-          result,
-          serialize: (view) => serializeEvent(view, ctx.urls),
-          notFound: errors.eventPageNotFound,
-        });
+        return eventPage(ctx, result, `/events/${ctx.args.id}/occurrences/`);
       },
     }),
     route({
