@@ -8,6 +8,8 @@ import {
   DATA_VERSION_QUERY,
   DATA_VERSION_STRIPES,
   type Dialect,
+  type JsonCell,
+  type JsonColumn,
   readVersions,
   StorageError,
   type Versions,
@@ -106,6 +108,15 @@ export class PostgresDialect implements Dialect {
     const { rows } = await sql<{ id: string }>`
       select nextval(pg_get_serial_sequence('posts', 'id')) as id from generate_series(1, ${n})`.execute(trx);
     return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+  }
+
+  jsonRows(rows: readonly (readonly JsonCell[])[], columns: readonly JsonColumn[]) {
+    const picked = columns.map((c, i) => `cast(e ->> ${i} as ${c.type}) as ${c.name}`).join(', ');
+    return sql`(select ${sql.raw(picked)} from json_array_elements(cast(${JSON.stringify(rows)} as json)) e) as v`;
+  }
+
+  jsonIds(ids: readonly number[]) {
+    return sql<number>`(select cast(value as integer) from json_array_elements_text(cast(${JSON.stringify(ids)} as json)))`;
   }
 
   lower(expr: Expression<string>) {
