@@ -31,7 +31,7 @@ import {
 import { canonicalZoneName, computeEventDates, readDate } from './event-dates.js';
 import { parseSearch, resolveDateWindow } from './event-query.js';
 import { describeRecurrence, expand, type Recurrence, reframe, splitRecurrence } from './recurrence.js';
-import { frameOf, overriddenBy, readRecurrence, SeriesKeeper } from './series.js';
+import { changedProperties, frameOf, overriddenBy, readRecurrence, SeriesKeeper } from './series.js';
 
 type PlainDetails = { -readonly [K in keyof typeof PLAIN_DETAILS]: EventDetails[K] };
 
@@ -330,7 +330,7 @@ export class EventService {
       await this.series.sync(tx, written.id, rule, {
         nowMs,
         datesChanged: o.adopt !== undefined,
-        fieldsChanged: o.adopt !== undefined,
+        fields: o.adopt !== undefined ? 'all' : 'none',
         relink: o.adopt ? ['categories', 'tags', 'organizers'] : [],
         splitFrom: o.splitFrom ?? null,
       });
@@ -378,7 +378,7 @@ export class EventService {
         removed = await this.series.sync(tx, id, rule, {
           nowMs: ctx.nowMs,
           datesChanged: sent('startDate') || sent('endDate') || sent('timezone') || sent('allDay') || sent('recurrence'),
-          fieldsChanged: true,
+          fields: changedProperties(current, after),
           relink: (['categories', 'tags', 'organizers'] as const).filter((k) => sent(k)),
         });
       },
@@ -454,7 +454,7 @@ export class EventService {
           adopt: (newId) => tx.series.moveOccurrences(moving, newId),
           splitFrom: seriesId,
         });
-        await this.series.sync(tx, seriesId, before, { nowMs, datesChanged: false, fieldsChanged: false, relink: [] });
+        await this.series.sync(tx, seriesId, before, { nowMs, datesChanged: false, fields: 'none', relink: [] });
         return created;
       }),
     );

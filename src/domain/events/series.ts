@@ -17,6 +17,20 @@ import { expand, type Instance, occurrenceKey, parseRecurrence, type Recurrence,
 
 export type LinkKind = 'categories' | 'tags' | 'organizers';
 
+/** What occurrences copy from their master after a write: everything, nothing, or the properties that changed. */
+export type FieldsToFollow = 'all' | 'none' | ReadonlySet<string>;
+
+/** The properties of a record whose values differ between two versions of it. */
+export function changedProperties<T extends object>(before: T, after: T): Set<string> {
+  const out = new Set<string>();
+  for (const key of Object.keys(after) as (keyof T & string)[]) {
+    const a = before[key];
+    const b = after[key];
+    if (a !== b && JSON.stringify(a) !== JSON.stringify(b)) out.add(key);
+  }
+  return out;
+}
+
 /** The frame a record's series expands in: its first instance, all-day flag and zone. */
 export function frameOf(record: Pick<EventRecord, 'startDate' | 'endDate' | 'allDay' | 'timezone'>, siteZone: string): SeriesFrame {
   return { start: parseWall(record.startDate), end: parseWall(record.endDate), allDay: record.allDay, zone: getZone(record.timezone || siteZone) };
@@ -113,13 +127,13 @@ export class SeriesKeeper {
   /**
    * After a write of a master: stores its rule (or, with none, makes it a single event again) and brings its
    * occurrences in line. `datesChanged`: the write sent dates or a rule, so surviving occurrences get theirs
-   * again; `relink`: links the master changed, copied again. Returns the ids of occurrences that went.
+   * again; `fields`: what they copy from the master again; `relink`: links the master changed, copied again. Returns the ids of occurrences that went.
    */
   async sync(
     tx: Storage,
     masterId: number,
     rec: Recurrence | undefined,
-    o: { nowMs: number; datesChanged: boolean; relink: readonly LinkKind[]; fieldsChanged: boolean; splitFrom?: number | null },
+    o: { nowMs: number; datesChanged: boolean; relink: readonly LinkKind[]; fields: FieldsToFollow; splitFrom?: number | null },
   ): Promise<number[]> {
     const master = await tx.events.find(masterId);
     if (!master) throw errors.eventNotFound(masterId);
@@ -147,7 +161,7 @@ export class SeriesKeeper {
       materializedUntil: until,
       splitFrom: o.splitFrom !== undefined ? o.splitFrom : (stored?.splitFrom ?? null),
     });
-    if (o.fieldsChanged && kept.length > 0) await tx.series.follow(masterId, kept);
+    if (o.fields !== 'none' && kept.length > 0) await tx.series.follow(masterId, kept, o.fields === 'all' ? undefined : o.fields);
     if (o.datesChanged) {
       const moved = kept.filter((e) => !e.overrides.includes('dates'));
       await tx.series.setDates(moved.map((e) => ({ id: e.id, dates: datesOf(wanted.get(e.originalStartUtc) as Instance, frame) })));
