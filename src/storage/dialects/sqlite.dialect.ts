@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import SqliteDatabase from 'better-sqlite3';
 import { type ColumnDefinitionBuilder, type Expression, Kysely, SqliteDialect as KyselySqlite, type LogEvent, sql } from 'kysely';
 import type { SqliteSynchronous } from '../../config/config.js';
@@ -10,10 +11,13 @@ import {
   DATA_VERSION_ID,
   DATA_VERSION_QUERY,
   type Dialect,
+  type JsonCell,
+  type JsonColumn,
   readVersions,
   StorageError,
   type Versions,
 } from './dialect.js';
+import type { CheckpointerData } from './sqlite-checkpointer.js';
 
 export interface SqliteOptions {
   /** File path, or `:memory:`. */
@@ -22,7 +26,16 @@ export interface SqliteOptions {
   onQuery?: (sql: string, ms: number) => void;
   /** `synchronous` in WAL mode (see SqliteSynchronous); NORMAL when absent. */
   synchronous?: SqliteSynchronous;
+  /** Checkpoints on a worker thread (see sqlite-checkpointer.ts); on for files unless false. */
+  checkpointer?: boolean;
 }
+
+/**
+ * Pages the log may reach before the main connection checkpoints by itself: the worker keeps it far below
+ * that; this is the fallback should the worker fall behind or be gone.
+ */
+const FALLBACK_AUTOCHECKPOINT_PAGES = 16_384;
+const CHECKPOINT_DELAY_MS = 20;
 
 export function openSqlite(options: SqliteOptions): SqliteDialect {
   return new SqliteDialect(options);
@@ -77,6 +90,8 @@ export class SqliteDialect implements Dialect {
   readonly db: Kysely<Database>;
   readonly raw: SqliteDatabase.Database;
   private readonly synchronous: SqliteSynchronous;
+  private readonly path: string;
+  private checkpointer: Worker | undefined;
 
   constructor(options: SqliteOptions) {
     this.synchronous = options.synchronous ?? 'NORMAL';
@@ -84,6 +99,8 @@ export class SqliteDialect implements Dialect {
     this.raw = new SqliteDatabase(options.path);
     this.raw.pragma('journal_mode = WAL');
     this.raw.pragma('busy_timeout = 10000');
+    this.path = options.path;
+    if (options.path !== ':memory:' && options.checkpointer !== false) this.startCheckpointer();
     this.raw.pragma(`synchronous = ${this.synchronous}`);
     this.raw.pragma('foreign_keys = ON');
     // savepoints (see writeTransaction) keep their undo pages here; on disk they made every insert slower
@@ -106,6 +123,34 @@ export class SqliteDialect implements Dialect {
     });
   }
 
+  private startCheckpointer(): void {
+    const worker = new Worker(new URL('./sqlite-checkpointer.js', import.meta.url), {
+      workerData: { path: this.path, delayMs: CHECKPOINT_DELAY_MS } satisfies CheckpointerData,
+    });
+    worker.unref();
+    // a worker that failed leaves the checkpoints to the main connection, as SQLite does by default
+    worker.on('error', () => this.stopCheckpointing(worker));
+    worker.on('exit', () => this.stopCheckpointing(worker));
+    this.checkpointer = worker;
+    this.raw.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+  }
+
+  private stopCheckpointing(worker: Worker): void {
+    if (this.checkpointer !== worker) return;
+    this.checkpointer = undefined;
+    if (this.raw.open) this.raw.pragma('wal_autocheckpoint = 1000');
+  }
+
+  /** Closes the worker's connection and waits for its thread to end. */
+  private async closeCheckpointer(): Promise<void> {
+    const worker = this.checkpointer;
+    if (!worker) return;
+    const ended = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.ref(); // an unreferenced worker would let the process end before it did
+    worker.postMessage('close');
+    await ended;
+  }
+
   autoId(col: ColumnDefinitionBuilder): ColumnDefinitionBuilder {
     return col.primaryKey().autoIncrement();
   }
@@ -116,6 +161,15 @@ export class SqliteDialect implements Dialect {
       select max(coalesce((select seq from sqlite_sequence where name = 'posts'), 0), coalesce((select max(id) from posts), 0)) as last`.execute(trx);
     const last = Number(rows[0]?.last ?? 0);
     return Array.from({ length: n }, (_, i) => last + 1 + i);
+  }
+
+  jsonRows(rows: readonly (readonly JsonCell[])[], columns: readonly JsonColumn[]) {
+    const picked = columns.map((c, i) => `value ->> ${i} as ${c.name}`).join(', ');
+    return sql`(select ${sql.raw(picked)} from json_each(${JSON.stringify(rows)})) as v`;
+  }
+
+  jsonIds(ids: readonly number[]) {
+    return sql<number>`(select value from json_each(${JSON.stringify(ids)}))`;
   }
 
   lower(expr: Expression<string>) {
@@ -202,6 +256,7 @@ export class SqliteDialect implements Dialect {
       for (const { job } of done) job.reject(error);
       return;
     }
+    this.checkpointer?.postMessage('wrote');
     for (const { job, result } of done) job.resolve(result);
   }
 
@@ -279,6 +334,8 @@ export class SqliteDialect implements Dialect {
    * loading a database nothing else uses yet (benchmarks).
    */
   async beginBulkLoad(): Promise<void> {
+    // leaving WAL mode needs the only connection to the file
+    await this.closeCheckpointer();
     this.raw.pragma('wal_checkpoint(TRUNCATE)');
     this.raw.pragma('journal_mode = OFF');
     this.raw.pragma('synchronous = OFF');
@@ -297,6 +354,7 @@ export class SqliteDialect implements Dialect {
     this.raw.pragma('cache_size = -2000');
     this.raw.pragma(`synchronous = ${this.synchronous}`);
     this.raw.pragma('journal_mode = WAL');
+    if (this.path !== ':memory:') this.startCheckpointer();
   }
 
   private versionStatement: SqliteDatabase.Statement | undefined;
@@ -318,6 +376,7 @@ export class SqliteDialect implements Dialect {
   }
 
   async close(): Promise<void> {
+    await this.closeCheckpointer();
     await this.db.destroy();
   }
 }

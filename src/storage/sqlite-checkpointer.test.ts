@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { SqliteDialect } from './dialects/sqlite.dialect.js';
+
+const PAGE = 4096;
+const walBytes = (path: string) => statSync(`${path}-wal`).size;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Writes `batches` transactions of ~1 MB each through the dialect's write path, pausing between them. */
+async function writeBatches(dialect: SqliteDialect, batches: number, pauseMs: number) {
+  await sql`create table if not exists blobs (id integer primary key, body text not null)`.execute(dialect.db);
+  const body = 'x'.repeat(PAGE);
+  for (let b = 0; b < batches; b++) {
+    await dialect.writeTransaction(async (trx) => {
+      for (let i = 0; i < 250; i++) await sql`insert into blobs (body) values (${body})`.execute(trx);
+    });
+    await pause(pauseMs);
+  }
+}
+
+describe('SQLite checkpoints on a worker thread', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'calendar-checkpoint-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps the log from growing with the writes, though the main connection no longer checkpoints at 1,000 pages', async () => {
+    const path = join(dir, 'worker.db');
+    const dialect = new SqliteDialect({ path });
+    try {
+      assert.equal(dialect.raw.pragma('wal_autocheckpoint', { simple: true }), 16_384);
+      await writeBatches(dialect, 12, 150);
+      // 12 MB written; each ~1 MB commit was checkpointed by the worker before the next, so the log started
+      // over and holds about one batch (without the worker it would have grown to the whole 12 MB)
+      assert.ok(walBytes(path) < 4 * 1024 * 1024, `log of ${walBytes(path)} bytes`);
+    } finally {
+      await dialect.close();
+    }
+  });
+
+  it('without the worker (checkpointer: false) SQLite checkpoints on the main connection as by default', async () => {
+    const path = join(dir, 'main.db');
+    const dialect = new SqliteDialect({ path, checkpointer: false });
+    try {
+      assert.equal(dialect.raw.pragma('wal_autocheckpoint', { simple: true }), 1000);
+      await writeBatches(dialect, 3, 0);
+    } finally {
+      await dialect.close();
+    }
+  });
+
+  it('stops for a bulk load and starts again after it', async () => {
+    const path = join(dir, 'bulk.db');
+    const dialect = new SqliteDialect({ path });
+    try {
+      await writeBatches(dialect, 1, 0);
+      await dialect.beginBulkLoad();
+      await dialect.endBulkLoad();
+      assert.equal(dialect.raw.pragma('journal_mode', { simple: true }), 'wal');
+      assert.equal(dialect.raw.pragma('wal_autocheckpoint', { simple: true }), 16_384);
+      await writeBatches(dialect, 8, 150);
+      assert.ok(walBytes(path) < 4 * 1024 * 1024, `log of ${walBytes(path)} bytes`);
+    } finally {
+      await dialect.close();
+    }
+  });
+});
