@@ -256,6 +256,8 @@ export function getZone(name: string): Zone {
 }
 
 export function wallToMs(w: WallTime): number {
+  // Date.UTC reads years 0–99 as 1900–1999; setUTCFullYear does not (and costs more: series expand thousands)
+  if (w.year >= 100) return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
   const d = new Date(0);
   d.setUTCFullYear(w.year, w.month - 1, w.day);
   d.setUTCHours(w.hour, w.minute, w.second, 0);
@@ -282,6 +284,11 @@ export function zonedWallToUtcMs(w: WallTime, zone: Zone): number {
   const wallMs = wallToMs(w);
   const before = zone.offsetAt(wallMs - 86_400_000);
   const after = zone.offsetAt(wallMs + 86_400_000);
+  if (before === after && zone.offsetAt(wallMs) === before) {
+    // no transition near: the one offset (what the loop below finds, without its allocations)
+    const utc = wallMs - before * 60_000;
+    if (zone.offsetAt(utc) === before) return utc;
+  }
   const candidates: number[] = [];
   for (const offset of new Set([before, after, zone.offsetAt(wallMs)])) {
     const utc = wallMs - offset * 60_000;

@@ -396,10 +396,12 @@ function place(original: WallTime, frame: SeriesFrame): Instance {
     return { originalWall: startWall, originalUtcMs: startUtcMs, startWall, endWall, startUtcMs, endUtcMs: zonedWallToUtcMs(endWall, frame.zone) };
   }
   const startUtcMs = zonedWallToUtcMs(original, frame.zone);
-  const startWall = msToWall(startUtcMs + frame.zone.offsetAt(startUtcMs) * 60_000);
-  const endWall = msToWall(wallToMs(original) + lengthMs);
+  const originalMs = wallToMs(original);
+  const startWallMs = startUtcMs + frame.zone.offsetAt(startUtcMs) * 60_000;
+  const startWall = startWallMs === originalMs ? original : msToWall(startWallMs);
+  const endWall = msToWall(originalMs + lengthMs);
   // a start moved out of a gap keeps its length (else 02:30–03:00 on the day of the gap would last no time)
-  const shifted = formatWall(startWall) !== formatWall(original);
+  const shifted = startWallMs !== originalMs;
   const endUtcMs = Math.max(shifted ? startUtcMs + lengthMs : startUtcMs, zonedWallToUtcMs(endWall, frame.zone));
   return {
     originalWall: original,
@@ -459,7 +461,7 @@ export function expand(rec: Recurrence, frame: SeriesFrame, until?: WallTime): I
  * (RFC 5545 §3.8.5.3: duplicate instances are ignored), under the wall time that exists.
  */
 function distinctInstants(instances: Instance[]): Instance[] {
-  const moved = (i: Instance) => formatWall(i.originalWall) !== formatWall(i.startWall);
+  const moved = (i: Instance) => i.originalWall !== i.startWall && wallToMs(i.originalWall) !== wallToMs(i.startWall);
   const byInstant = new Map<number, Instance>();
   for (const i of instances) {
     const seen = byInstant.get(i.startUtcMs);
