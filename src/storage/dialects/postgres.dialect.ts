@@ -198,18 +198,48 @@ export class PostgresDialect implements Dialect {
     }
   }
 
+  /**
+   * Inserts and deletes count per statement, from transition tables: a series' ~1,800 occurrences are one
+   * grouped upsert instead of 1,800 calls of a row trigger (30 ms of a series' creation). Updates stay per row
+   * (PostgreSQL gives no transition tables to a trigger on some columns), and only for rows whose counted
+   * columns changed.
+   */
   async createDayCountTriggers(db: Kysely<any>, seriesAware = true): Promise<void> {
     const counted = (row: string) => (seriesAware ? `${row}.kind <> 'series'` : 'true');
+    const key = (row: string) => `${row}.status, ${row}.hide_from_listings, substr(${row}.start_date, 1, 10), substr(${row}.end_date, 1, 10)`;
+    await sql
+      .raw(
+        `create or replace function add_event_day_counts() returns trigger language plpgsql as $$
+         begin
+           insert into event_day_counts (status, hidden, start_day, end_day, n)
+           select ${key('r')}, count(*) from new_rows r where ${counted('r')}
+           group by ${key('r')} order by ${key('r')}
+           on conflict (status, hidden, start_day, end_day) do update set n = event_day_counts.n + excluded.n;
+           return null;
+         end $$`,
+      )
+      .execute(db);
+    await sql
+      .raw(
+        `create or replace function remove_event_day_counts() returns trigger language plpgsql as $$
+         begin
+           update event_day_counts d set n = d.n - o.n
+           from (select ${key('r')}, count(*) as n from old_rows r where ${counted('r')} group by ${key('r')}) as o (status, hidden, start_day, end_day, n)
+           where d.status = o.status and d.hidden = o.hidden and d.start_day = o.start_day and d.end_day = o.end_day;
+           return null;
+         end $$`,
+      )
+      .execute(db);
     await sql
       .raw(
         `create or replace function keep_event_day_counts() returns trigger language plpgsql as $$
          begin
-           if tg_op in ('UPDATE', 'DELETE') and ${counted('old')} then
+           if ${counted('old')} then
              update event_day_counts set n = n - 1
              where status = old.status and hidden = old.hide_from_listings
                and start_day = substr(old.start_date, 1, 10) and end_day = substr(old.end_date, 1, 10);
            end if;
-           if tg_op in ('INSERT', 'UPDATE') and ${counted('new')} then
+           if ${counted('new')} then
              insert into event_day_counts (status, hidden, start_day, end_day, n)
              values (new.status, new.hide_from_listings, substr(new.start_date, 1, 10), substr(new.end_date, 1, 10), 1)
              on conflict (status, hidden, start_day, end_day) do update set n = event_day_counts.n + 1;
@@ -220,14 +250,28 @@ export class PostgresDialect implements Dialect {
       .execute(db);
     await sql
       .raw(
-        `create trigger events_day_counts after insert or delete or update of status, hide_from_listings, start_date, end_date${seriesAware ? ', kind' : ''}
-         on events for each row execute function keep_event_day_counts()`,
+        'create trigger events_day_counts_insert after insert on events referencing new table as new_rows for each statement execute function add_event_day_counts()',
+      )
+      .execute(db);
+    await sql
+      .raw(
+        'create trigger events_day_counts_delete after delete on events referencing old table as old_rows for each statement execute function remove_event_day_counts()',
+      )
+      .execute(db);
+    const columns = ['status', 'hide_from_listings', 'start_date', 'end_date', ...(seriesAware ? ['kind'] : [])];
+    await sql
+      .raw(
+        `create trigger events_day_counts after update of ${columns.join(', ')} on events for each row
+         when (${columns.map((c) => `old.${c} is distinct from new.${c}`).join(' or ')})
+         execute function keep_event_day_counts()`,
       )
       .execute(db);
   }
 
   async dropDayCountTriggers(db: Kysely<any>): Promise<void> {
-    await sql.raw('drop trigger if exists events_day_counts on events').execute(db);
+    for (const name of ['events_day_counts', 'events_day_counts_insert', 'events_day_counts_delete']) {
+      await sql.raw(`drop trigger if exists ${name} on events`).execute(db);
+    }
   }
 
   async dropVersionTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void> {
