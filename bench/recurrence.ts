@@ -7,12 +7,14 @@
  *    without an end) against a dataset of as many single events as the first has occurrences and singles, on the
  *    same queries (default list, a month window, a category filter, one occurrence/event): p50 of each, and
  *    the ratio series/singles (target ≤ 1.5);
- * 3. peak RSS of the process.
+ * 3. peak RSS of the process, per phase (the kernel's mark reset before each): the serving process only, as
+ *    the bulk seeding (a 1 GB page cache on SQLite) runs in a child process of its own (`--seed-child`).
  *
  * `node dist/bench/recurrence.js [--singles N] [--series M] [--dialects sqlite,postgres] [--runs R] [--out DIR]`
  * writes `recurrence-<stamp>.json` (and prints a table) into bench/measured/ by default.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -49,25 +51,56 @@ function progress(label: string, done: number, total: number) {
 
 const p = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * q))];
 
-async function open(dialect: string, name: string) {
-  if (dialect === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'calendar-recurrence-'));
-    const storage = new Storage(new SqliteDialect({ path: join(dir, `${name}.sqlite`) }));
-    return { storage, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const schema = `bench_rec_${name}_${process.pid}`;
-  const d = new PostgresDialect({ url: POSTGRES_URL, schema });
+/** Where a dataset lives: a SQLite file or a PostgreSQL schema (the seeding child opens the same one). */
+function locationFor(dialect: string, name: string): string {
+  if (dialect === 'sqlite') return join(mkdtempSync(join(tmpdir(), 'calendar-recurrence-')), `${name}.sqlite`);
+  return `bench_rec_${name}_${process.pid}`;
+}
+
+async function openAt(dialect: string, location: string) {
+  if (dialect === 'sqlite') return new Storage(new SqliteDialect({ path: location }));
+  const d = new PostgresDialect({ url: POSTGRES_URL, schema: location });
   await d.prepare();
-  const storage = new Storage(d);
+  return new Storage(d);
+}
+
+/** Opens a dataset with `events` singles, seeded (and migrated) by a child process. */
+async function open(dialect: string, name: string, events: number) {
+  const location = locationFor(dialect, name);
+  execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--seed-child', dialect, '--location', location, '--events', String(events)], {
+    stdio: 'inherit',
+  });
+  const storage = await openAt(dialect, location);
+  await storage.migrate();
   return {
     storage,
     cleanup: async () => {
+      await storage.close();
+      if (dialect === 'sqlite') {
+        rmSync(join(location, '..'), { recursive: true, force: true });
+        return;
+      }
       const client = new pg.Client({ connectionString: POSTGRES_URL });
       await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.query(`drop schema if exists ${location} cascade`);
       await client.end();
     },
   };
+}
+
+/** The kernel's peak-RSS mark of this process: reset before a phase, read after it (MB). */
+function resetPeakRss() {
+  writeFileSync('/proc/self/clear_refs', '5');
+}
+const peakRssMb = () => Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) / 1024);
+const peaks: Record<string, number> = {};
+function phase(name: string) {
+  peaks[name] = peakRssMb();
+  (globalThis as { gc?: () => void }).gc?.();
+  const m = process.memoryUsage();
+  const mb = (n: number) => Math.round(n / 1048576);
+  console.log(`  ${name}: peak RSS ${peaks[name]} MB (now: RSS ${mb(m.rss)}, heap ${mb(m.heapUsed)}/${mb(m.heapTotal)}, external ${mb(m.external)} MB)`);
+  resetPeakRss();
 }
 
 async function appFor(storage: Storage) {
@@ -147,13 +180,20 @@ async function readQueries(app: App, storage: Storage) {
   return out;
 }
 
+if (args.has('seed-child')) {
+  const storage = await openAt(args.get('seed-child') as string, args.get('location') as string);
+  await storage.migrate();
+  await seed(storage, { events: Number(args.get('events')) });
+  await storage.close();
+  process.exit(0);
+}
+
 const results: Record<string, unknown> = {};
+resetPeakRss();
 for (const dialect of DIALECTS) {
   console.log(`[${dialect}] writes`);
-  const writes = await open(dialect, 'writes');
+  const writes = await open(dialect, 'writes', Math.min(SINGLES, 10_000));
   try {
-    await writes.storage.migrate();
-    await seed(writes.storage, { events: Math.min(SINGLES, 10_000) });
     const app = await appFor(writes.storage);
     const create: number[] = [];
     const edit: number[] = [];
@@ -184,14 +224,14 @@ for (const dialect of DIALECTS) {
   }
 
   console.log(`[${dialect}] reads: ${SINGLES} singles + ${SERIES} series`);
-  const withSeries = await open(dialect, 'series');
+  phase(`${dialect}_writes`);
+  const withSeries = await open(dialect, 'series', SINGLES);
   let total = 0;
   try {
-    await withSeries.storage.migrate();
-    await seed(withSeries.storage, { events: SINGLES });
     const app = await appFor(withSeries.storage);
     await makeSeries(app, SERIES);
     await withSeries.storage.optimize();
+    phase(`${dialect}_creating_series`);
     total = await countOccurrences(withSeries.storage);
     const reads = [];
     for (let r = 0; r < RUNS; r++) reads.push(await readQueries(app, withSeries.storage));
@@ -202,10 +242,9 @@ for (const dialect of DIALECTS) {
   }
 
   console.log(`[${dialect}] reads: ${total} singles`);
-  const singles = await open(dialect, 'singles');
+  phase(`${dialect}_series_reads`);
+  const singles = await open(dialect, 'singles', total);
   try {
-    await singles.storage.migrate();
-    await seed(singles.storage, { events: total });
     await singles.storage.optimize();
     const app = await appFor(singles.storage);
     const reads = [];
@@ -215,6 +254,7 @@ for (const dialect of DIALECTS) {
   } finally {
     await singles.cleanup();
   }
+  phase(`${dialect}_singles_reads`);
 
   const s = results[`${dialect}_series_reads`] as { runs: Record<string, { p50: number }>[] };
   const b = results[`${dialect}_singles_reads`] as { runs: Record<string, { p50: number }>[] };
@@ -224,9 +264,10 @@ for (const dialect of DIALECTS) {
   console.log(`[${dialect}] p50 ratio, series / singles (three runs):`);
   for (const [name, values] of Object.entries(ratios)) console.log(`  ${name.padEnd(16)} ${values.map((v) => v.toFixed(2)).join('  ')}`);
 }
-results.peak_rss_mb = Math.round(process.resourceUsage().maxRSS / 1024);
+results.peak_rss_mb_by_phase = peaks;
+results.peak_rss_mb = Math.max(...Object.values(peaks));
 results.settings = { singles: SINGLES, series: SERIES, runs: RUNS, dialects: DIALECTS, node: process.version };
-console.log(`peak RSS ${results.peak_rss_mb} MB`);
+console.log(`peak RSS ${results.peak_rss_mb} MB (serving process; by phase: ${JSON.stringify(peaks)})`);
 mkdirSync(OUT, { recursive: true });
 const file = join(OUT, `recurrence-${new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19)}.json`);
 writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
