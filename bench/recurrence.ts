@@ -99,7 +99,9 @@ function phase(name: string) {
   (globalThis as { gc?: () => void }).gc?.();
   const m = process.memoryUsage();
   const mb = (n: number) => Math.round(n / 1048576);
-  console.log(`  ${name}: peak RSS ${peaks[name]} MB (now: RSS ${mb(m.rss)}, heap ${mb(m.heapUsed)}/${mb(m.heapTotal)}, external ${mb(m.external)} MB)`);
+  console.log(
+    `  ${name}: peak RSS ${peaks[name]} MB (now: RSS ${mb(m.rss)}, heap ${mb(m.heapUsed)}/${mb(m.heapTotal)}, external ${mb(m.external)} MB)`,
+  );
   resetPeakRss();
 }
 
