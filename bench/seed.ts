@@ -213,6 +213,7 @@ export async function seed(storage: Storage, options: SeedOptions): Promise<Seed
           hide_from_listings: hidden as 0 | 1,
           featured: (random() < 0.1 ? 1 : 0) as 0 | 1,
           venue_id: random() < 0.9 ? pick(venueIds) : null,
+          ical_uid: `seed-${id}@bench.invalid`,
         };
       });
       await tx.db.insertInto('events').values(events).execute();

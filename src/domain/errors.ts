@@ -107,6 +107,7 @@ export const errors = {
   // --- recurring events (FEATURES.md §1) ---
   eventOccurrenceGone: (id: number) =>
     new ApiError('event-occurrence-gone', 410, `The occurrence with ID ${id} no longer exists: its series' rule or times changed.`),
+  icalUidTaken: (uid: string) => new ApiError('event-ical-uid-taken', 409, `Another event already has the iCalendar UID "${uid}".`),
   eventNotRecurring: (id: number) => new ApiError('event-not-recurring', 400, `The event with ID ${id} is not a recurring series.`),
   eventNotOccurrence: (id: number) =>
     new ApiError('event-not-occurrence', 400, `The event with ID ${id} is not an occurrence of a recurring series.`),

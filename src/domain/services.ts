@@ -55,7 +55,7 @@ export function createServices(config: Config, storage: Storage): Services {
     users: new UserService(storage),
     categories,
     tags,
-    events: new EventService(storage, zone, categories, tags, venues, organizers, Date.now, config.recurrenceHorizonMonths),
+    events: new EventService(storage, zone, categories, tags, venues, organizers, Date.now, config.recurrenceHorizonMonths, new URL(config.publicUrl).hostname),
     venues,
     organizers,
     linked: <T extends LinkedType>(type: T) => (type === 'venue' ? venues : organizers) as unknown as LinkedService<T>,

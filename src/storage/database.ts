@@ -82,6 +82,10 @@ export interface EventsTable {
   kind: Generated<string>;
   /** The series of an occurrence (its master's post id); null otherwise. */
   series_id: Generated<number | null>;
+  /** iCalendar UID (migration 0008); null for occurrences. */
+  ical_uid: Generated<string | null>;
+  /** iCalendar SEQUENCE: changes of the event's times. */
+  ical_sequence: Generated<number>;
 }
 
 /** A recurring event's rule, beside its master's `events` row (FEATURES.md §1.5). */

@@ -4,6 +4,7 @@
  * creates included). The shared post part of every write is the PostWriter's; this adds the calendar details,
  * the links and the terms.
  */
+import { randomUUID } from 'node:crypto';
 import type { Storage } from '../../storage/storage.js';
 import type { ImageRecord } from '../../storage/stores/image.store.js';
 import { formatUtcMs, formatWall, getZone, msToWall, parseWall, wallToMs } from '../../time/zones.js';
@@ -114,6 +115,8 @@ export class EventService {
     private readonly organizers: LinkedService<'organizer'>,
     private readonly clock: () => number = Date.now,
     private readonly horizonMonths = 60,
+    /** The right-hand side of generated iCalendar UIDs (`<uuid>@<domain>`): the site's host. */
+    private readonly uidDomain = 'localhost',
   ) {
     this.writer = new PostWriter(storage, siteZone, EVENT, clock);
     this.series = new SeriesKeeper(siteZone, horizonMonths);
@@ -319,6 +322,8 @@ export class EventService {
         venueId: input.venue ? await this.linkVenue(tx, actor, input.venue) : null,
         kind: rule ? 'series' : 'single',
         seriesId: null,
+        icalUid: await this.freeIcalUid(tx, input.icalUid ?? `${randomUUID()}@${this.uidDomain}`),
+        icalSequence: 0,
       }),
       { menuOrder: input.sticky ? -1 : 0 },
     );
@@ -394,10 +399,18 @@ export class EventService {
     const details: { -readonly [K in keyof EventDetails]?: EventDetails[K] } = {};
     const zoneName = input.timezone === undefined ? current.timezone || this.siteZone : this.zoneName(input.timezone);
     const allDay = input.allDay ?? current.allDay;
-    if (input.startDate != null || input.endDate != null || input.timezone !== undefined || input.allDay !== undefined) {
+    const datesSent = input.startDate != null || input.endDate != null || input.timezone !== undefined || input.allDay !== undefined;
+    if (datesSent) {
       const start = input.startDate != null ? this.date('start_date', input.startDate, zoneName, nowMs) : parseWall(current.startDate);
       const end = input.endDate != null ? this.date('end_date', input.endDate, zoneName, nowMs) : parseWall(current.endDate);
       Object.assign(details, computeEventDates(start, end, allDay, zoneName), { allDay });
+    }
+    if (input.icalUid === null) throw errors.invalidParam('ical_uid', 'Invalid parameter(s): ical_uid (an event always has a UID).');
+    if (input.icalUid !== undefined && input.icalUid !== current.icalUid) {
+      if (current.kind === 'occurrence') {
+        throw errors.invalidParam('ical_uid', "Invalid parameter(s): ical_uid (an occurrence has its series' UID).");
+      }
+      details.icalUid = await this.freeIcalUid(tx, input.icalUid, id);
     }
     if (input.cost !== undefined) {
       const cost = input.cost ?? [];
@@ -408,7 +421,19 @@ export class EventService {
     Object.assign(details, plainDetails(input, false));
     if (input.venue !== undefined) details.venueId = input.venue === null ? null : await this.linkVenue(tx, actor, input.venue);
     if (input.organizers !== undefined) await tx.events.setOrganizers(id, await this.linkOrganizers(tx, actor, input.organizers ?? []));
+    const times = ['startDate', 'endDate', 'startUtc', 'endUtc', 'timezone', 'allDay'] as const;
+    const timesChanged = times.some((k) => details[k] !== undefined && details[k] !== current[k]);
+    const ruleSent = input.recurrence !== undefined && current.kind !== 'occurrence';
+    // iCalendar SEQUENCE: a change of when the event happens (RFC 5545 §3.8.7.4), whether or not the rule's instances moved
+    if (timesChanged || ruleSent) details.icalSequence = current.icalSequence + 1;
     return { details, post: input.sticky !== undefined ? { menuOrder: input.sticky ? -1 : 0 } : undefined };
+  }
+
+  /** The UID, when no other event has it (409 otherwise). */
+  private async freeIcalUid(tx: Storage, uid: string, self?: number): Promise<string> {
+    const holder = await tx.events.idByIcalUid(uid);
+    if (holder !== undefined && holder !== self) throw errors.icalUidTaken(uid);
+    return uid;
   }
 
   /**

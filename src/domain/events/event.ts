@@ -27,6 +27,14 @@ export interface EventDetails {
   readonly kind: EventKind;
   /** An occurrence's series; null otherwise. */
   readonly seriesId: number | null;
+  /**
+   * The iCalendar UID (FEATURES.md §3.4): given once, when the event is made (or by the client, or kept from
+   * the site it was imported from), and never computed again, so that subscribers see a moved event as the
+   * same event. Null for occurrences: they are their series' UID with a RECURRENCE-ID.
+   */
+  readonly icalUid: string | null;
+  /** iCalendar SEQUENCE: how many times the event's times (dates, zone, all-day, rule) changed. */
+  readonly icalSequence: number;
 }
 
 export type EventKind = 'single' | 'series' | 'occurrence';
@@ -72,6 +80,8 @@ export interface EventInput extends PostInput {
   readonly organizers?: readonly LinkedRef[] | null;
   /** RRULE/RDATE/EXDATE lines (FEATURES.md §1.5); `[]` or null turns a series back into a single event. */
   readonly recurrence?: readonly string[] | null;
+  /** The iCalendar UID to give the event instead of a generated one (imports keep the source's); not clearable. */
+  readonly icalUid?: string | null;
 }
 
 /** A venue or organizer named in an event write: an existing id, or what to create. */

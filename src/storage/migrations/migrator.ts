@@ -11,13 +11,14 @@ import { eventsByVenue } from './0004-events-by-venue.migration.js';
 import { venueStateProvince } from './0005-venue-stateprovince.migration.js';
 import { recurringEvents } from './0006-recurring-events.migration.js';
 import { seriesWrites } from './0007-series-writes.migration.js';
+import { icalUids } from './0008-ical-uids.migration.js';
 
 export interface Migration {
   readonly name: string;
   up(db: Kysely<any>, dialect: Dialect): Promise<void>;
 }
 
-export const MIGRATIONS: readonly Migration[] = [initial, versions, eventDayCounts, eventsByVenue, venueStateProvince, recurringEvents, seriesWrites];
+export const MIGRATIONS: readonly Migration[] = [initial, versions, eventDayCounts, eventsByVenue, venueStateProvince, recurringEvents, seriesWrites, icalUids];
 
 /** Applies the pending migrations; returns the names applied. */
 export async function migrate(dialect: Dialect): Promise<string[]> {

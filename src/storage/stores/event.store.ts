@@ -35,6 +35,8 @@ export const eventColumns = columnMap<EventsTable>()<EventDetails>({
   venueId: 'venue_id',
   kind: 'kind',
   seriesId: 'series_id',
+  icalUid: 'ical_uid',
+  icalSequence: 'ical_sequence',
 });
 
 function toRecord(row: Readonly<Record<string, unknown>>): EventRecord {
@@ -130,6 +132,12 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
   async find(id: number): Promise<EventRecord | undefined> {
     const row = await this.sql.find.first(this.db, [id]);
     return row ? toRecord(row) : undefined;
+  }
+
+  /** The event that has this iCalendar UID. */
+  async idByIcalUid(uid: string): Promise<number | undefined> {
+    const row = await this.db.selectFrom('events').select('post_id').where('ical_uid', '=', uid).executeTakeFirst();
+    return row ? Number(row.post_id) : undefined;
   }
 
   /** By slug, any status; a published one first when drafts share it (a series' occurrences share its slug: the series). */

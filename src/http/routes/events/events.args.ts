@@ -154,6 +154,21 @@ export const eventUpdateArgs = argsFor<EventInput>()({
   tags: termListArg('Tag ids, slugs or names (CSV, array, or an object of them); unknown names are created.'),
   venue: venueArg,
   organizer: organizerArg,
+  ical_uid: arg(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description:
+        "The event's iCalendar UID in .ics feeds, instead of the one generated when it was made (an import keeps the source's); unique among events. Not on occurrences, and not in event bodies.",
+    }),
+    {
+      as: 'icalUid',
+      check: (uid: string) =>
+        // a UID is one text value: control characters (CR/LF above all) would end the property in a feed
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: that is the point
+        /[\u0000-\u001f\u007f]/.test(uid) || uid.trim() === '' ? invalid('A UID is printable text, not blank.') : undefined,
+    },
+  ),
   recurrence: arg(
     Type.Array(Type.String(), {
       description:
