@@ -17,18 +17,11 @@ export const icalUids: Migration = {
       .addColumn('ical_sequence', 'integer', (c) => c.notNull().defaultTo(0))
       .execute();
     // 32 random hex digits in the 8-4-4-4-12 form of a UUID
-    const hex =
-      dialect.name === 'sqlite' ? sql`lower(hex(randomblob(16)))` : sql`replace(cast(gen_random_uuid() as text), '-', '')`;
+    const hex = dialect.name === 'sqlite' ? sql`lower(hex(randomblob(16)))` : sql`replace(cast(gen_random_uuid() as text), '-', '')`;
     await sql`
       update events set ical_uid = substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-' || substr(h, 13, 4) || '-' || substr(h, 17, 4) || '-' || substr(h, 21, 12)
       from (select post_id as id, ${hex} as h from events where kind <> 'occurrence') as r
       where events.post_id = r.id`.execute(db);
-    await db.schema
-      .createIndex('events_ical_uid')
-      .on('events')
-      .column('ical_uid')
-      .unique()
-      .where(sql.ref('ical_uid'), 'is not', null)
-      .execute();
+    await db.schema.createIndex('events_ical_uid').on('events').column('ical_uid').unique().where(sql.ref('ical_uid'), 'is not', null).execute();
   },
 };

@@ -18,7 +18,16 @@ export interface Migration {
   up(db: Kysely<any>, dialect: Dialect): Promise<void>;
 }
 
-export const MIGRATIONS: readonly Migration[] = [initial, versions, eventDayCounts, eventsByVenue, venueStateProvince, recurringEvents, seriesWrites, icalUids];
+export const MIGRATIONS: readonly Migration[] = [
+  initial,
+  versions,
+  eventDayCounts,
+  eventsByVenue,
+  venueStateProvince,
+  recurringEvents,
+  seriesWrites,
+  icalUids,
+];
 
 /** Applies the pending migrations; returns the names applied. */
 export async function migrate(dialect: Dialect): Promise<string[]> {
