@@ -19,6 +19,7 @@ import { clientErrorHandler, registerRateLimit } from './http/plugins/limits.plu
 import { RouteRegistry } from './http/route.js';
 import { termRoutes } from './http/routes/categories-tags/index.js';
 import { docRoutes } from './http/routes/doc/index.js';
+import { icalRoutes } from './http/routes/events/ical.routes.js';
 import { eventRoutes } from './http/routes/events/index.js';
 import { registerServiceRoutes } from './http/routes/health/index.js';
 import { namespaceRoutes } from './http/routes/namespace/index.js';
@@ -65,6 +66,8 @@ export function createRegistry(): RouteRegistry {
   registry.add(...linkedRoutes('organizer'));
   registry.add(...termRoutes(CATEGORIES));
   registry.add(...termRoutes(TAGS));
+  // features the original lacks, after its own routes (FEATURES.md §0 C3)
+  registry.add(...icalRoutes());
   return registry;
 }
 

@@ -18,6 +18,8 @@ import { UserService } from './users/user.service.js';
 export interface Services {
   /** The site's time zone: dates without one are read in it. */
   readonly siteTimezone: string;
+  /** The site's name and description (feeds name themselves with them). */
+  readonly site: { readonly name: string; readonly description: string };
   readonly users: UserService;
   readonly categories: TermService;
   readonly tags: TermService;
@@ -52,6 +54,7 @@ export function createServices(config: Config, storage: Storage): Services {
   const organizers = new LinkedService<'organizer'>(storage, zone, ORGANIZER);
   return {
     siteTimezone: zone,
+    site: { name: config.siteName, description: config.siteDescription },
     users: new UserService(storage),
     categories,
     tags,

@@ -69,11 +69,12 @@ export function route<A extends Args>(spec: RouteSpec<A>): RouteSpec {
 
 /** WordPress' route pattern for a path: `/events/:id` → `/events/(?P<id>\d+)`. */
 export function wpPattern(path: string): string {
-  return path.replace(/:(\w+)/g, (_, name: string) => (name === 'id' ? `(?P<id>\\d+)` : `(?P<${name}>[^/]+)`));
+  return path.replace(/\./g, '\\.').replace(/:(\w+)/g, (_, name: string) => (name === 'id' ? `(?P<id>\\d+)` : `(?P<${name}>[^/]+)`));
 }
 
 function fastifyPath(path: string): string {
-  return path.replace(/:id\b/g, ':id(^\\d+$)');
+  // (a suffix in the same segment, `:id.ics`, follows the pattern, so it cannot end it)
+  return path.replace(/:id\b(\.\w+)?/g, (_, suffix?: string) => (suffix ? `:id(^\\d+)${suffix}` : ':id(^\\d+$)'));
 }
 
 function bodyObject(body: unknown): Record<string, unknown> | undefined {

@@ -466,6 +466,13 @@ describe('fuzzing every route with bad input', () => {
       assert.equal(JSON.parse(text).code, 'rest_bad_request', `an undecodable path: ${label} → ${text.slice(0, 200)}`);
       return { status: res.status, body: JSON.parse(text) };
     }
+    if (type.startsWith('text/calendar')) {
+      // the iCalendar routes answer a calendar whatever `_envelope`/`_jsonp` say (they wrap JSON only); errors stay JSON
+      assert.ok(path.endsWith('.ics'), `a calendar from a route that is not an .ics one: ${label}`);
+      assert.ok(res.status === 200 || res.status === 304, `a calendar with status ${res.status}: ${label}`);
+      assert.ok(res.status === 304 || (text.startsWith('BEGIN:VCALENDAR\r\n') && text.endsWith('END:VCALENDAR\r\n')), `not a calendar: ${label}`);
+      return { status: res.status, body: { calendar: text.length } };
+    }
     if (type.startsWith('application/javascript')) {
       // (an empty callback is valid, as in WordPress: the answer is then `/**/(json)`, still a JSON value)
       assert.ok(typeof query._jsonp === 'string' && /^[\w.]*$/.test(query._jsonp), `JavaScript without a valid _jsonp: ${label}`);

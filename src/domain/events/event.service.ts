@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Storage } from '../../storage/storage.js';
 import type { ImageRecord } from '../../storage/stores/image.store.js';
-import { formatUtcMs, formatWall, getZone, msToWall, parseWall, wallToMs } from '../../time/zones.js';
+import { formatUtcMs, formatWall, getZone, msToWall, parseWall, utcMsToZonedWall, wallToMs } from '../../time/zones.js';
 import { type Actor, isAuthenticated } from '../actor.js';
 import { errors } from '../errors.js';
 import type { OrganizerRecord, VenueRecord } from '../linked/linked.js';
@@ -81,6 +81,21 @@ export type SeriesView =
       readonly originalStartUtc: string;
       readonly isException: boolean;
     };
+
+/** A single event or a whole series for an iCalendar stream (FEATURES.md §3.4). */
+export interface CalendarEntry {
+  readonly view: EventView;
+  /** A series' occurrences edited alone that the caller may read. */
+  readonly exceptions?: readonly EventView[];
+  /** Original starts (wall time) of a series' cancelled occurrences, and of exceptions the caller may not read. */
+  readonly cancelled?: readonly string[];
+}
+
+/** The filters of an iCalendar feed: the list's, without pages. */
+export type CalendarQuery = Omit<EventListQuery, 'page' | 'perPage' | 'geolocDistance' | 'strictDates'> & {
+  readonly strictDates?: boolean;
+  readonly limit: number;
+};
 
 export interface EventPage {
   readonly items: readonly EventView[];
@@ -268,6 +283,64 @@ export class EventService {
       if (row) out.set(o.id, { kind: 'occurrence', ...SeriesKeeper.describe(row, o.allDay) });
     }
     return out;
+  }
+
+  // ---- iCalendar -----------------------------------------------------------------------------------------
+
+  /**
+   * The events of a feed: singles and series once each (a series when one of its occurrences is in the window),
+   * by start, at most `limit`; by default from 30 days ago to 24 months ahead (FEATURES.md §3.4).
+   */
+  async calendar(actor: Actor, q: CalendarQuery): Promise<CalendarEntry[]> {
+    let { startDate, endDate } = q;
+    if (startDate == null || endDate == null) {
+      const today = utcMsToZonedWall(this.clock(), getZone(this.siteZone));
+      const day = (months: number, days: number) => {
+        const d = new Date(Date.UTC(today.year, today.month - 1 + months, today.day + days));
+        return d.toISOString().slice(0, 10);
+      };
+      startDate ??= day(0, -30);
+      endDate ??= day(24, 0);
+    }
+    const page = await this.list(actor, {
+      ...q,
+      startDate,
+      endDate,
+      strictDates: q.strictDates ?? false,
+      geolocDistance: 50,
+      page: 1,
+      perPage: q.limit,
+      expandRecurring: false,
+    });
+    return this.calendarEntries(actor, page.items);
+  }
+
+  /** One event's entry; an occurrence's is its whole series. */
+  async calendarOf(actor: Actor, id: number): Promise<CalendarEntry> {
+    let view = await this.get(actor, id);
+    if (view.series?.kind === 'occurrence') view = await this.get(actor, view.series.seriesId);
+    return (await this.calendarEntries(actor, [view]))[0];
+  }
+
+  private async calendarEntries(actor: Actor, views: readonly EventView[]): Promise<CalendarEntry[]> {
+    const seriesIds = views.filter((v) => v.record.kind === 'series').map((v) => v.record.id);
+    if (seriesIds.length === 0) return views.map((view) => ({ view }));
+    const changed = await this.storage.series.changedOccurrences(seriesIds);
+    const records = await this.storage.events.findMany(changed.filter((o) => o.state === 'active').map((o) => o.id));
+    const readable = records.filter((r) => r.status !== 'trash' && canReadPost(actor, r));
+    const exceptions = new Map((await this.views(readable, actor)).map((v) => [v.record.id, v]));
+    const bySeries = new Map<number, { exceptions: EventView[]; cancelled: string[] }>();
+    for (const o of changed) {
+      const entry = bySeries.get(o.seriesId) ?? { exceptions: [], cancelled: [] };
+      bySeries.set(o.seriesId, entry);
+      const view = exceptions.get(o.id);
+      if (view) entry.exceptions.push(view);
+      else entry.cancelled.push(o.originalStart);
+    }
+    return views.map((view) => {
+      const own = bySeries.get(view.record.id);
+      return own ? { view, exceptions: own.exceptions, cancelled: own.cancelled } : { view };
+    });
   }
 
   // ---- writes ------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../domain/services.js';
 import { listVisibility } from '../../domain/visibility.js';
+import { matchesEtag } from '../conditional.js';
 import { NAMESPACE } from '../urls.js';
 
 interface Entry {
@@ -21,7 +22,7 @@ interface Entry {
   body: Buffer;
 }
 
-const KEPT_HEADERS = ['content-type', 'x-tec-total', 'x-tec-totalpages', 'allow'];
+const KEPT_HEADERS = ['content-type', 'x-tec-total', 'x-tec-totalpages', 'allow', 'etag', 'last-modified', 'content-disposition', 'cache-control'];
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -112,6 +113,8 @@ export function registerResponseCache(app: FastifyInstance, services: Services, 
     }
     if (hit) {
       reply.code(hit.status).headers(hit.headers).header('X-Cache', 'hit');
+      // a poller whose copy is current gets a 304, as from the route itself
+      if (hit.headers.etag && matchesEtag(request.headers['if-none-match'], hit.headers.etag)) return reply.code(304).send('');
       return reply.send(hit.body);
     }
     request.cacheKey = key;

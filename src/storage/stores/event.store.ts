@@ -134,6 +134,18 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     return row ? toRecord(row) : undefined;
   }
 
+  /** These events, in no particular order (those that exist). */
+  async findMany(ids: readonly number[]): Promise<EventRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('events')
+      .innerJoin('posts', 'posts.id', 'events.post_id')
+      .selectAll(['posts', 'events'])
+      .where('events.post_id', 'in', this.dialect.jsonIds(ids))
+      .execute();
+    return rows.map((r) => toRecord(r as Record<string, unknown>));
+  }
+
   /** The event that has this iCalendar UID. */
   async idByIcalUid(uid: string): Promise<number | undefined> {
     const row = await this.db.selectFrom('events').select('post_id').where('ical_uid', '=', uid).executeTakeFirst();

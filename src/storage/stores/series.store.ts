@@ -178,6 +178,20 @@ export class SeriesStore {
     return rows.map(toOccurrence);
   }
 
+  /** The occurrences of these series that differ from their rule: edited alone (exceptions) or cancelled. */
+  async changedOccurrences(seriesIds: readonly number[]): Promise<OccurrenceRow[]> {
+    if (seriesIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('occurrences')
+      .selectAll()
+      .where('series_id', 'in', this.dialect.jsonIds(seriesIds))
+      .where((eb) => eb.or([eb('state', '=', 'cancelled'), eb.and([eb('state', '=', 'active'), eb('overrides', '<>', '[]')])]))
+      .orderBy('series_id')
+      .orderBy('original_start_utc')
+      .execute();
+    return rows.map(toOccurrence);
+  }
+
   async setState(ids: readonly number[], state: OccurrenceState): Promise<void> {
     if (ids.length === 0) return;
     await this.db.updateTable('occurrences').set({ state }).where('id', 'in', this.dialect.jsonIds(ids)).execute();

@@ -277,3 +277,29 @@ export const occurrenceListArgs = {
   strict_dates: eventListArgs.strict_dates,
   show_cancelled: bool('Cancelled occurrences too (callers who may edit events).', 'showCancelled'),
 } as const;
+
+/** The most events (singles and series) one feed holds. */
+export const ICAL_FEED_MAX = 5000;
+
+/**
+ * Arguments of the iCalendar feed `GET /events.ics`: the list's filters, its window (by default from 30 days ago
+ * to 24 months ahead, the service's), and `limit` instead of pages.
+ */
+export const icalFeedArgs = {
+  start_date: eventListArgs.start_date,
+  end_date: eventListArgs.end_date,
+  strict_dates: eventListArgs.strict_dates,
+  search: eventListArgs.search,
+  categories: eventListArgs.categories,
+  tags: eventListArgs.tags,
+  venue: eventListArgs.venue,
+  organizer: eventListArgs.organizer,
+  featured: eventListArgs.featured,
+  limit: arg(Type.Integer({ minimum: 1, maximum: ICAL_FEED_MAX, description: `The most events (a series counts once) in the feed.` }), {
+    default: 1000,
+  }),
+  download: bool('Sent as an attachment (Content-Disposition) rather than inline.', 'download'),
+} as const;
+
+/** `download` of the per-event .ics routes. */
+export const icalDownloadArg = { download: icalFeedArgs.download } as const;

@@ -22,7 +22,8 @@ export function describeRoutes(registry: RouteRegistry, urls: Urls, onlyPath?: s
     let entry = routes[key];
     if (!entry) {
       entry = { namespace: NAMESPACE, methods: [], endpoints: [] };
-      if (!spec.path.includes(':')) entry._links = { self: [{ href: `${urls.home}${key}` }] };
+      // (the link is the address, not the route's pattern: `events.ics`, not `events\.ics`)
+      if (!spec.path.includes(':')) entry._links = { self: [{ href: `${urls.home}/${NAMESPACE}${spec.path}` }] };
       routes[key] = entry;
     }
     const args: Record<string, Record<string, unknown>> = {};

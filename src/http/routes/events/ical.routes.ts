@@ -1,0 +1,96 @@
+/**
+ * iCalendar feeds (FEATURES.md §3.4): `/events.ics` with the list's filters, `/events/{id}.ics` and
+ * `/events/by-slug/{slug}.ics` for one event or a whole series. The same URLs work as `webcal://` subscriptions.
+ * A strong ETag of the exact bytes, with 304 for a poller whose copy is current.
+ */
+import { Type } from '@sinclair/typebox';
+import { errors } from '../../../domain/errors.js';
+import type { CalendarEntry } from '../../../domain/events/event.service.js';
+import { serializeCalendar } from '../../../serializers/ical/calendar.serializer.js';
+import { matchesEtag, strongEtag } from '../../conditional.js';
+import { arg } from '../../params.js';
+import { type RouteContext, type RouteResponse, type RouteSpec, route } from '../../route.js';
+import { icalDownloadArg, icalFeedArgs } from './events.args.js';
+
+const VERSION = '0.1.0';
+/** How often subscribers are asked to poll (RFC 7986 REFRESH-INTERVAL). */
+const REFRESH = 'PT1H';
+
+const idArg = arg(Type.Integer({ description: 'The event id (an occurrence gives its whole series).' }), { required: true });
+const slugArg = arg(Type.String({ description: 'The event slug.' }), { required: true, as: 'pathSlug' });
+
+const calendarResponse = { 200: Type.String({ description: 'An iCalendar stream (RFC 5545), `text/calendar`.' }) };
+
+function httpDate(stored: string): string {
+  return new Date(`${stored.replace(' ', 'T')}Z`).toUTCString();
+}
+
+function answer(ctx: RouteContext<{ readonly download?: boolean | null }>, entries: readonly CalendarEntry[], filename: string): RouteResponse {
+  const body = serializeCalendar(entries, ctx.urls, {
+    name: ctx.services.site.name,
+    description: ctx.services.site.description,
+    siteZone: ctx.services.siteTimezone,
+    version: VERSION,
+    refresh: REFRESH,
+  });
+  const etag = strongEtag(body);
+  const modified = entries
+    .flatMap((e) => [e.view, ...(e.exceptions ?? [])])
+    .map((v) => v.record.modifiedUtc)
+    .sort()
+    .at(-1);
+  const headers: Record<string, string> = {
+    'Content-Type': 'text/calendar; charset=utf-8',
+    'Content-Disposition': `${ctx.args.download ? 'attachment' : 'inline'}; filename="${filename.replace(/[^\w.-]/g, '-')}.ics"`,
+    ETag: etag,
+    'Cache-Control': 'public, max-age=300',
+  };
+  if (modified) headers['Last-Modified'] = httpDate(modified);
+  if (matchesEtag(ctx.request.headers['if-none-match'], etag)) return { status: 304, body: '', headers };
+  return { body, headers };
+}
+
+export function icalRoutes(): RouteSpec[] {
+  return [
+    route({
+      methods: ['GET'],
+      path: '/events.ics',
+      summary:
+        "An iCalendar feed of the events the caller may read (subscribe with the same URL as webcal://): the list's filters, by default from 30 days ago to 24 months ahead; a series is one VEVENT with its rule, exceptions and cancelled occurrences.",
+      errors: [400],
+      args: icalFeedArgs,
+      responses: calendarResponse,
+      async handler(ctx) {
+        const entries = await ctx.services.events.calendar(ctx.actor, ctx.args);
+        return answer(ctx, entries, 'events');
+      },
+    }),
+    route({
+      methods: ['GET'],
+      path: '/events/:id.ics',
+      summary: 'One event as iCalendar (a series, or an occurrence of one: the whole series).',
+      errors: [403, 404, 410],
+      args: { id: idArg, ...icalDownloadArg },
+      responses: calendarResponse,
+      async handler(ctx) {
+        const entry = await ctx.services.events.calendarOf(ctx.actor, ctx.args.id);
+        return answer(ctx, [entry], entry.view.record.slug || `event-${entry.view.record.id}`);
+      },
+    }),
+    route({
+      methods: ['GET'],
+      path: '/events/by-slug/:slug.ics',
+      summary: 'One event, found by its slug, as iCalendar (a series: the whole series).',
+      errors: [400, 403],
+      args: { slug: slugArg, ...icalDownloadArg },
+      responses: calendarResponse,
+      async handler(ctx) {
+        const id = await ctx.services.events.idForSlug(ctx.args.pathSlug);
+        // as the JSON route: an unknown slug is an invalid parameter (CONTRACT.md)
+        if (id === undefined) throw errors.invalidParam('slug');
+        const entry = await ctx.services.events.calendarOf(ctx.actor, id);
+        return answer(ctx, [entry], entry.view.record.slug);
+      },
+    }),
+  ];
+}
