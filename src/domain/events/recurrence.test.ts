@@ -207,6 +207,15 @@ describe('recurrence: UNTIL (case 7, E5)', () => {
     assert.equal(expand(rec, f).length, 3);
   });
 
+  it('a date-only UNTIL on a day the zone skipped ends when the next day begins (Pacific/Apia, 2011-12-30)', () => {
+    // the end of 30 December is the start of 31 December (00:00 +14:00 = 10:00Z), not 30 December 23:59:59 moved
+    // forward a day with the gap; the 30th's 10:00, which happens on the 31st, is after it too
+    const f = frame('Pacific/Apia', '2011-12-28 10:00:00');
+    const rec = read(['RRULE:FREQ=DAILY;UNTIL=20111230'], f);
+    assert.deepEqual(rec.lines, ['RRULE:FREQ=DAILY;UNTIL=20111230T095959Z']);
+    assert.deepEqual(starts(rec.lines as string[], f), ['2011-12-28 10:00:00 = 2011-12-28 20:00:00Z', '2011-12-29 10:00:00 = 2011-12-29 20:00:00Z']);
+  });
+
   it('a floating UNTIL is the series wall time, stored in UTC', () => {
     assert.deepEqual(read(['RRULE:FREQ=WEEKLY;UNTIL=20251103T090000'], f).lines, ['RRULE:FREQ=WEEKLY;UNTIL=20251103T140000Z']);
   });

@@ -211,7 +211,7 @@ function readRule(value: string, frame: SeriesFrame): { rule: string; bounded: b
   }
   // rrule-temporal 2.2.8 takes a YEARLY rule's days from BYYEARDAY, or from an ordinal BYDAY without BYMONTH, and
   // then does not narrow them by BYDAY or BYMONTHDAY (it returns every 100th day, Mondays or not, for
-  // BYYEARDAY=100;BYDAY=MO; checked against rrule-rust in recurrence.property.test.ts): refused, not expanded wrongly.
+  // BYYEARDAY=100;BYDAY=MO; checked against rrule-rust in recurrence.oracle.test.ts): refused, not expanded wrongly.
   const ordinalDay = (parts.get('BYDAY') ?? '').split(',').some((d) => /^[+-]?\d/.test(d));
   if (freq === 'YEARLY' && parts.has('BYYEARDAY') && (parts.has('BYDAY') || parts.has('BYMONTHDAY'))) {
     throw new RecurrenceError('BYYEARDAY cannot be combined with BYDAY or BYMONTHDAY.');
@@ -230,8 +230,11 @@ function normalUntil(v: string, frame: SeriesFrame): string {
   const m = DATE_TIME.exec(v) as RegExpExecArray;
   if (frame.allDay) return compactDate(readWhen(v, undefined, frame, 'UNTIL'));
   if (m[4] === undefined) {
-    const endOfDay = { ...(wallOf(m[1], m[2], m[3]) as WallTime), hour: 23, minute: 59, second: 59 };
-    return `${compact(msToWall(zonedWallToUtcMs(endOfDay, frame.zone)))}Z`;
+    // one second before the next local day begins: 23:59:59 placed in the zone would be a day late on a day the
+    // zone skipped (Pacific/Apia's 2011-12-30, whose 23:59:59 moves forward with the gap to 31 December 23:59:59,
+    // taking in that whole day; found by recurrence.oracle.test.ts)
+    const nextDay = msToWall(wallToMs(wallOf(m[1], m[2], m[3]) as WallTime) + 86_400_000);
+    return `${compact(msToWall(zonedWallToUtcMs(nextDay, frame.zone) - 1000))}Z`;
   }
   if (m[7] === 'Z') return v;
   return `${compact(msToWall(zonedWallToUtcMs(readWhen(v, undefined, frame, 'UNTIL'), frame.zone)))}Z`;
