@@ -13,6 +13,7 @@ import {
   MAX_BOUNDED_INSTANCES,
   occurrenceKey,
   parseRecurrence,
+  type Recurrence,
   RecurrenceError,
   type SeriesFrame,
 } from './recurrence.js';
@@ -336,6 +337,19 @@ describe('recurrence: what FEATURES.md §1.5 refuses (case 8)', () => {
   it('refuses HOURLY, MINUTELY and SECONDLY (E13), and BYHOUR', () => {
     for (const freq of ['HOURLY', 'MINUTELY', 'SECONDLY']) refused([`RRULE:FREQ=${freq};COUNT=3`], f, new RegExp(`FREQ=${freq} is not offered`));
     refused(['RRULE:FREQ=DAILY;BYHOUR=9,17;COUNT=3'], f, /BYHOUR is not offered/);
+  });
+
+  it('refuses a BYSETPOS no period can reach, at once (it cost 1.4 s of looking before), and keeps one that can', () => {
+    const started = performance.now();
+    refused(['RRULE:FREQ=WEEKLY;BYDAY=WE,TH;BYSETPOS=-3;COUNT=10'], f, /BYSETPOS=-3 can never match/);
+    refused(['RRULE:FREQ=MONTHLY;BYMONTH=6;BYMONTHDAY=2;BYSETPOS=3'], f, /BYSETPOS=3 can never match/);
+    refused(['RRULE:FREQ=MONTHLY;BYDAY=1MO,2TU;BYSETPOS=3;COUNT=3'], f, /BYSETPOS=3 can never match/);
+    assert.ok(performance.now() - started < 100);
+    const last = parseRecurrence(['RRULE:FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1;COUNT=3'], f) as Recurrence;
+    assert.deepEqual(
+      expand(last, f).map((i) => formatWall(i.startWall)),
+      ['2025-10-27 09:00:00', '2025-10-31 09:00:00', '2025-11-28 09:00:00'],
+    );
   });
 
   it('refuses COUNT with UNTIL (E5)', () => {

@@ -117,6 +117,20 @@ const intList = (v: string, min: number, max: number, part: string, allowNegativ
     return n;
   });
 
+/**
+ * The most candidates one period (week, month) of a rule can hold, when that is simple to bound; undefined
+ * otherwise (YEARLY, DAILY). BYMONTH only filters periods, so it does not add candidates.
+ */
+function mostPerPeriod(freq: string, parts: ReadonlyMap<string, string>): number | undefined {
+  const byDay = parts.get('BYDAY')?.split(',') ?? [];
+  if (freq === 'WEEKLY') return byDay.length || 1;
+  if (freq !== 'MONTHLY') return undefined;
+  const monthDays = parts.get('BYMONTHDAY')?.split(',').length;
+  if (monthDays !== undefined) return monthDays;
+  if (byDay.length > 0) return byDay.reduce((n, d) => n + (/^[+-]?\d/.test(d) ? 1 : 5), 0);
+  return 1;
+}
+
 /** Checks the RRULE's parts and writes them in normal form (UNTIL in UTC, or a date for all-day series). */
 function readRule(value: string, frame: SeriesFrame): { rule: string; bounded: boolean; count?: number } {
   const parts = new Map<string, string>();
@@ -209,9 +223,16 @@ function readRule(value: string, frame: SeriesFrame): { rule: string; bounded: b
   if (parts.has('BYSETPOS') && ![...parts.keys()].some((k) => k.startsWith('BY') && k !== 'BYSETPOS')) {
     throw new RecurrenceError('BYSETPOS needs another BYxxx part to select from.');
   }
+  // A position past the most candidates a period can hold never matches, and the expansion would look through
+  // its whole safety cap first (WEEKLY;BYDAY=WE,TH;BYSETPOS=-3 took 1.4 s of the event loop): refused at once.
+  const most = mostPerPeriod(freq, parts);
+  if (parts.has('BYSETPOS') && most !== undefined) {
+    const far = intList(parts.get('BYSETPOS') as string, 1, 366, 'BYSETPOS').find((n) => Math.abs(n) > most);
+    if (far !== undefined) throw new RecurrenceError(`BYSETPOS=${far} can never match: a period of this rule has at most ${most} candidates.`);
+  }
   // rrule-temporal 2.2.8 takes a YEARLY rule's days from BYYEARDAY, or from an ordinal BYDAY without BYMONTH, and
   // then does not narrow them by BYDAY or BYMONTHDAY (it returns every 100th day, Mondays or not, for
-  // BYYEARDAY=100;BYDAY=MO; checked against rrule-rust in recurrence.oracle.test.ts): refused, not expanded wrongly.
+  // BYYEARDAY=100;BYDAY=MO; found with rrule-rust as an oracle): refused, not expanded wrongly.
   const ordinalDay = (parts.get('BYDAY') ?? '').split(',').some((d) => /^[+-]?\d/.test(d));
   if (freq === 'YEARLY' && parts.has('BYYEARDAY') && (parts.has('BYDAY') || parts.has('BYMONTHDAY'))) {
     throw new RecurrenceError('BYYEARDAY cannot be combined with BYDAY or BYMONTHDAY.');
