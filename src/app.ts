@@ -24,10 +24,12 @@ import { eventRoutes } from './http/routes/events/index.js';
 import { registerServiceRoutes } from './http/routes/health/index.js';
 import { namespaceRoutes } from './http/routes/namespace/index.js';
 import { describeRoutes } from './http/routes/namespace/namespace.index.js';
+import { icalAliasUrl } from './http/routes/site/ical-aliases.js';
 import { linkedRoutes } from './http/routes/venues-organizers/index.js';
 import { canonicalUrl, logRequest, registerWordPressRoutes } from './http/routes/wordpress/index.js';
 import { Urls } from './http/urls.js';
 import type { Storage } from './storage/storage.js';
+import { getZone, utcMsToZonedWall } from './time/zones.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -78,8 +80,12 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
   const transport: { http?: typeof http; https?: HttpsOptions } = options.https ? { https: { ...http, ...options.https } } : { http };
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel, serializers: { req: logRequest } },
-    // the original's paths, `/wp-json/tribe/events/v1/…`, are the canonical ones before routing
-    ...(config.wpPaths ? { rewriteUrl: (req: IncomingMessage) => canonicalUrl(req.url ?? '/') } : {}),
+    // before routing: the original's paths, `/wp-json/tribe/events/v1/…`, become the canonical ones, and its
+    // iCalendar URLs (`/events/?ical=1`, `/event/<slug>/?ical=1`…) the REST feeds they stand for
+    rewriteUrl: (req: IncomingMessage) => {
+      const url = icalAliasUrl(req.url ?? '/', () => utcMsToZonedWall(Date.now(), getZone(config.siteTimezone)));
+      return config.wpPaths ? canonicalUrl(url) : url;
+    },
     bodyLimit: config.bodyLimit,
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,

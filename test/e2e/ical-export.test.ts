@@ -230,6 +230,27 @@ describe('iCalendar export', () => {
     assert.notEqual(admin.res.headers.etag, anonymous.res.headers.etag);
   });
 
+  it("answers the original's ?ical=1 URLs with the same bytes as the REST feeds (case 9)", async () => {
+    const e = await create({ title: 'Case 9', categories: ['Case nine'], start_date: '2027-09-01 10:00:00', end_date: '2027-09-01 11:00:00' });
+    const raw = async (url: string) => {
+      const res = await t.app.inject({ method: 'GET', url });
+      assert.equal(res.statusCode, 200, `${url}: ${res.body.slice(0, 200)}`);
+      assert.equal(res.headers['content-type'], 'text/calendar; charset=utf-8');
+      return res.body;
+    };
+    assert.equal(await raw('/events/?ical=1'), await raw('/calendar/events/v1/events.ics'));
+    assert.equal(await raw('/?post_type=tribe_events&ical=1'), await raw('/calendar/events/v1/events.ics'));
+    assert.equal(await raw(`/event/${e.slug}/?ical=1`), await raw(`/calendar/events/v1/events/by-slug/${e.slug}.ics`));
+    const month = await raw('/events/month/2027-09/?ical=1');
+    assert.equal(month, await raw('/calendar/events/v1/events.ics?start_date=2027-09-01&end_date=2027-09-30'));
+    assert.match(month, /\r\nSUMMARY:Case 9\r\n/);
+    const category = await raw(`/events/category/${e.categories[0].slug}/?ical=1`);
+    assert.match(category, /\r\nSUMMARY:Case 9\r\n/);
+    assert.equal((category.match(/BEGIN:VEVENT/g) ?? []).length, 1);
+    // without ical=1 these are pages (not served yet): no calendar
+    assert.equal((await t.app.inject({ method: 'GET', url: '/events/' })).statusCode, 404);
+  });
+
   it('refuses a limit above 5,000 and honours limit (case 10)', async () => {
     const res = await t.get('/events.ics', { query: { limit: '5001' } });
     assert.equal(res.status, 400);

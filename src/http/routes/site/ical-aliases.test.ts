@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { icalAliasUrl } from './ical-aliases.js';
+
+const today = () => ({ year: 2027, month: 2, day: 14 });
+const alias = (url: string) => icalAliasUrl(url, today);
+
+describe("the original's iCalendar URLs", () => {
+  it('map list, month and day views to the feed with their window', () => {
+    assert.equal(alias('/events/?ical=1'), '/calendar/events/v1/events.ics');
+    assert.equal(alias('/events/list/?ical=1&tribe-bar-search=x'), '/calendar/events/v1/events.ics?tribe-bar-search=x');
+    assert.equal(alias('/events/month/2027-03/?ical=1'), '/calendar/events/v1/events.ics?start_date=2027-03-01&end_date=2027-03-31');
+    assert.equal(alias('/events/month/?ical=1'), '/calendar/events/v1/events.ics?start_date=2027-02-01&end_date=2027-02-28');
+    assert.equal(alias('/events/today/?outlook-ical=1'), '/calendar/events/v1/events.ics?start_date=2027-02-14&end_date=2027-02-14');
+    assert.equal(alias('/events/2028-02-29/?ical=1'), '/calendar/events/v1/events.ics?start_date=2028-02-29&end_date=2028-02-29');
+  });
+
+  it('keep category and tag archives as filters, and map an event page to its file', () => {
+    assert.equal(alias('/events/category/jazz-club/?ical=1'), '/calendar/events/v1/events.ics?categories=jazz-club');
+    assert.equal(
+      alias('/events/tag/free/month/2027-05/?ical=1'),
+      '/calendar/events/v1/events.ics?tags=free&start_date=2027-05-01&end_date=2027-05-31',
+    );
+    assert.equal(alias('/event/summer-fest/?ical=1'), '/calendar/events/v1/events/by-slug/summer-fest.ics');
+    assert.equal(alias('/?post_type=tribe_events&ical=1'), '/calendar/events/v1/events.ics');
+  });
+
+  it('leave every other URL alone', () => {
+    for (const url of [
+      '/events/',
+      '/events/?ical=0',
+      '/?ical=1',
+      '/events/month/2027-13/?ical=1',
+      '/events/week/?ical=1',
+      '/event/a/b/c/?ical=1',
+      '/events/category/%E0%A4%A/?ical=1',
+      '/calendar/events/v1/events?ical=1',
+    ]) {
+      assert.equal(alias(url), url, url);
+    }
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * The original's iCalendar URLs (FEATURES.md §3.4): `?ical=1` (or `?outlook-ical=1`) on a calendar view or an
+ * event's page answers with the equivalent feed, so subscriptions made on a site running the original keep
+ * working after it moves here. They are rewritten before routing (like the `/wp-json` paths) to the REST feed
+ * with the view's filters, so both answer the same bytes, with the same caching and the same rights.
+ *
+ * Views: `/events/` and `/events/list/` (the default window), `/events/month/[YYYY-MM/]`, `/events/today/` and
+ * `/events/YYYY-MM-DD/` (one day), each also under `/events/category/<slug>/` and `/events/tag/<slug>/`;
+ * `/event/<slug>/` (one event or series); `/?post_type=tribe_events&ical=1`.
+ */
+import { NAMESPACE } from '../../urls.js';
+
+const ICAL_PARAMS = new Set(['ical', 'outlook-ical']);
+
+const pad = (n: number) => String(n).padStart(2, '0');
+const lastDay = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+
+/** The window of a view segment (`month/2027-03`, `2027-03-05`, `today`…), or undefined for the default window. */
+function viewWindow(view: string[], today: { year: number; month: number; day: number }): Record<string, string> | undefined | null {
+  if (view.length === 0 || (view.length === 1 && view[0] === 'list')) return undefined;
+  if (view[0] === 'month' && view.length <= 2) {
+    const m = view.length === 2 ? /^(\d{4})-(\d{2})$/.exec(view[1]) : ['', String(today.year), pad(today.month)];
+    if (!m || Number(m[2]) < 1 || Number(m[2]) > 12) return null;
+    const [y, mo] = [Number(m[1]), Number(m[2])];
+    return { start_date: `${m[1]}-${m[2]}-01`, end_date: `${m[1]}-${m[2]}-${pad(lastDay(y, mo))}` };
+  }
+  if (view.length === 1 && (view[0] === 'today' || /^\d{4}-\d{2}-\d{2}$/.test(view[0]))) {
+    const day = view[0] === 'today' ? `${today.year}-${pad(today.month)}-${pad(today.day)}` : view[0];
+    return { start_date: day, end_date: day };
+  }
+  return null;
+}
+
+/**
+ * The REST feed URL a calendar URL with `ical=1` stands for; the URL itself when it is not one. `today` is the
+ * site's current date (for `/events/month/` and `/events/today/`).
+ */
+export function icalAliasUrl(url: string, today: () => { year: number; month: number; day: number }): string {
+  const at = url.indexOf('?');
+  if (at < 0) return url;
+  const params = new URLSearchParams(url.slice(at + 1));
+  if (![...ICAL_PARAMS].some((p) => params.get(p) === '1')) return url;
+  const segments = url
+    .slice(0, at)
+    .split('/')
+    .filter((s) => s !== '');
+  const query = new URLSearchParams([...params].filter(([k]) => !ICAL_PARAMS.has(k)));
+  const feed = (path: string, extra: Record<string, string> = {}) => {
+    for (const [k, v] of Object.entries(extra)) query.set(k, v);
+    const qs = query.toString();
+    return `/${NAMESPACE}${path}${qs ? `?${qs}` : ''}`;
+  };
+  if (segments.length === 0) {
+    if (params.get('post_type') !== 'tribe_events') return url;
+    query.delete('post_type');
+    return feed('/events.ics');
+  }
+  if (segments[0] === 'event' && segments.length === 2) return feed(`/events/by-slug/${segments[1]}.ics`);
+  if (segments[0] !== 'events') return url;
+  let rest = segments.slice(1);
+  const filter: Record<string, string> = {};
+  if ((rest[0] === 'category' || rest[0] === 'tag') && rest.length >= 2) {
+    try {
+      filter[rest[0] === 'category' ? 'categories' : 'tags'] = decodeURIComponent(rest[1]);
+    } catch {
+      return url;
+    }
+    rest = rest.slice(2);
+  }
+  const window = viewWindow(rest, today());
+  if (window === null) return url;
+  return feed('/events.ics', { ...filter, ...(window ?? {}) });
+}
