@@ -20,6 +20,8 @@ import { RouteRegistry } from './http/route.js';
 import { termRoutes } from './http/routes/categories-tags/index.js';
 import { docRoutes } from './http/routes/doc/index.js';
 import { eventRoutes } from './http/routes/events/index.js';
+import { IMPORTS_PATH, importRoutes } from './http/routes/imports/index.js';
+import { MAX_DOCUMENT_BYTES } from './domain/imports/fetch.js';
 import { registerServiceRoutes } from './http/routes/health/index.js';
 import { namespaceRoutes } from './http/routes/namespace/index.js';
 import { describeRoutes } from './http/routes/namespace/namespace.index.js';
@@ -65,6 +67,7 @@ export function createRegistry(): RouteRegistry {
   registry.add(...linkedRoutes('organizer'));
   registry.add(...termRoutes(CATEGORIES));
   registry.add(...termRoutes(TAGS));
+  registry.add(...importRoutes());
   return registry;
 }
 
@@ -121,6 +124,13 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
     } catch {
       return done(errors.invalidJson('Syntax error'), undefined);
     }
+  });
+  // .ics files, for the imports route alone (up to 10 MB whatever BODY_LIMIT says); elsewhere still a 415
+  app.addContentTypeParser(/^text\/calendar\s*(;.*)?$/i, { parseAs: 'string', bodyLimit: MAX_DOCUMENT_BYTES }, (req, body, done) => {
+    if (req.is404) return done(null, {});
+    const route = req.routeOptions.url ?? '';
+    if (!route.endsWith(IMPORTS_PATH)) return done(errors.unsupportedMediaType(String(req.headers['content-type'] ?? '')), undefined);
+    return done(null, String(body).replace(/^\uFEFF/, ''));
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, qs.parse(String(body), FORM_OPTIONS));
