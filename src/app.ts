@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOpt
 import qs from 'qs';
 import type { Config } from './config/config.js';
 import { errors } from './domain/errors.js';
+import { MAX_DOCUMENT_BYTES } from './domain/imports/fetch.js';
 import { createServices, type Services } from './domain/services.js';
 import { CATEGORIES, TAGS } from './domain/terms/term.js';
 import { registerAuth } from './http/plugins/auth.plugin.js';
@@ -20,9 +21,8 @@ import { RouteRegistry } from './http/route.js';
 import { termRoutes } from './http/routes/categories-tags/index.js';
 import { docRoutes } from './http/routes/doc/index.js';
 import { eventRoutes } from './http/routes/events/index.js';
-import { IMPORTS_PATH, importRoutes } from './http/routes/imports/index.js';
-import { MAX_DOCUMENT_BYTES } from './domain/imports/fetch.js';
 import { registerServiceRoutes } from './http/routes/health/index.js';
+import { IMPORTS_PATH, importRoutes } from './http/routes/imports/index.js';
 import { namespaceRoutes } from './http/routes/namespace/index.js';
 import { describeRoutes } from './http/routes/namespace/namespace.index.js';
 import { linkedRoutes } from './http/routes/venues-organizers/index.js';

@@ -119,7 +119,8 @@ export function checkUrl(raw: string, allowPrivate: boolean): URL {
   } catch {
     throw new FetchError('url-refused', 'not an absolute URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchError('url-refused', `${url.protocol} URLs are not fetched (http and https only)`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new FetchError('url-refused', `${url.protocol} URLs are not fetched (http and https only)`);
   if (url.username !== '' || url.password !== '') throw new FetchError('url-refused', 'URLs with credentials are not fetched');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) {
@@ -141,7 +142,11 @@ export async function fetchText(raw: string, options: FetchOptions): Promise<{ t
   }
 }
 
-function getOnce(url: URL, options: FetchOptions, deadline: number): Promise<{ kind: 'body'; body: Buffer } | { kind: 'redirect'; location: string }> {
+function getOnce(
+  url: URL,
+  options: FetchOptions,
+  deadline: number,
+): Promise<{ kind: 'body'; body: Buffer } | { kind: 'redirect'; location: string }> {
   const maxBytes = options.maxBytes ?? MAX_DOCUMENT_BYTES;
   return new Promise((resolve, reject) => {
     const remaining = deadline - Date.now();

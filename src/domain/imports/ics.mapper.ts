@@ -347,7 +347,10 @@ export function mapCalendar(source: string, siteZone: string): MappedCalendar {
         const series = ctx.series.get(uid);
         const rid = whenOf(ridProp);
         const zone = series?.zone ?? (rid.kind === 'zoned' ? rid.zone : ctx.calendarZone);
-        const wall = series?.allDay || rid.kind === 'date' ? { ...wallIn(rid, zone, ctx.siteZone), hour: 0, minute: 0, second: 0 } : wallIn(rid, zone, ctx.siteZone);
+        const wall =
+          series?.allDay || rid.kind === 'date'
+            ? { ...wallIn(rid, zone, ctx.siteZone), hour: 0, minute: 0, second: 0 }
+            : wallIn(rid, zone, ctx.siteZone);
         recurrenceId = formatWall(wall);
       }
       const key = `${uid}\u0000${recurrenceId ?? ''}`;

@@ -172,7 +172,8 @@ export class ImportService {
       if (!looksLikeICalendar(text)) throw new JobFailure(`${job.payload} did not answer with iCalendar (no BEGIN:VCALENDAR)`);
       return { text, sourceKey: job.payload };
     } catch (error) {
-      if (error instanceof FetchError) throw new JobFailure(`${error.code === 'url-refused' ? 'the URL is refused' : 'the fetch failed'}: ${error.message}`);
+      if (error instanceof FetchError)
+        throw new JobFailure(`${error.code === 'url-refused' ? 'the URL is refused' : 'the fetch failed'}: ${error.message}`);
       throw error;
     }
   }
