@@ -53,9 +53,7 @@ export async function importCommand(config: Config, argv: string[]): Promise<num
   try {
     await storage.migrate();
     const services = createServices(config, storage);
-    const user = values.as
-      ? await storage.users.findByLogin(values.as)
-      : (await storage.users.list()).find((u) => u.role === 'administrator');
+    const user = values.as ? await storage.users.findByLogin(values.as) : (await storage.users.list()).find((u) => u.role === 'administrator');
     if (!user || !isRole(user.role)) {
       process.stderr.write(`calendar: ${values.as ? `no user ${values.as}` : 'no administrator: name an editor with --as LOGIN'}\n`);
       return 67;
@@ -70,7 +68,9 @@ export async function importCommand(config: Config, argv: string[]): Promise<num
       updateAuthority: update,
     });
     const tty = process.stdout.isTTY === true;
-    const bar = tty ? new cliProgress.SingleBar({ format: 'importing [{bar}] {value}/{total} events', hideCursor: true }, cliProgress.Presets.shades_classic) : undefined;
+    const bar = tty
+      ? new cliProgress.SingleBar({ format: 'importing [{bar}] {value}/{total} events', hideCursor: true }, cliProgress.Presets.shades_classic)
+      : undefined;
     let started = false;
     let lastLine = 0;
     await services.imports.runPending(job.id, (_job, p) => {
@@ -80,7 +80,9 @@ export async function importCommand(config: Config, argv: string[]): Promise<num
         started = true;
       } else if (Date.now() - lastLine > 1000 || p.done === p.total) {
         lastLine = Date.now();
-        process.stdout.write(`import ${job.id}: ${p.done}/${p.total} (created ${p.counts.created}, updated ${p.counts.updated}, skipped ${p.counts.skipped}, failed ${p.counts.failed})\n`);
+        process.stdout.write(
+          `import ${job.id}: ${p.done}/${p.total} (created ${p.counts.created}, updated ${p.counts.updated}, skipped ${p.counts.skipped}, failed ${p.counts.failed})\n`,
+        );
       }
     });
     bar?.stop();
@@ -94,7 +96,9 @@ export async function importCommand(config: Config, argv: string[]): Promise<num
     ];
     for (const [name, n] of rows) process.stdout.write(`  ${name.padEnd(8)} ${String(n).padStart(6)}\n`);
     for (const e of done.errors.slice(0, 50)) {
-      process.stdout.write(`  ! ${e.line !== null ? `line ${e.line} ` : ''}${e.uid ?? ''}${e.recurrenceId ? ` (${e.recurrenceId})` : ''}: ${e.reason}\n`);
+      process.stdout.write(
+        `  ! ${e.line !== null ? `line ${e.line} ` : ''}${e.uid ?? ''}${e.recurrenceId ? ` (${e.recurrenceId})` : ''}: ${e.reason}\n`,
+      );
     }
     if (done.failure) process.stderr.write(`calendar: import failed: ${done.failure}\n`);
     return done.state === 'done' ? 0 : 1;

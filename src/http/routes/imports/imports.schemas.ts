@@ -1,7 +1,8 @@
 /** Response schemas of import jobs (FEATURES.md §3.4). */
-import { type Static, Type } from '@sinclair/typebox';
+import { type Static, type TInteger, type TString, Type } from '@sinclair/typebox';
 
-const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>(schema: T) => Type.Union([schema, Type.Null()]);
+/** A string or integer that may be null (OpenAPI 3.0's `nullable`: the document has no `null` type). */
+const Nullable = <T extends TString | TInteger>(schema: T) => Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
 
 export const ImportErrorSchema = Type.Object({
   uid: Nullable(Type.String({ description: 'The UID of the VEVENT that failed, when it has one.' })),
