@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOpt
 import qs from 'qs';
 import type { Config } from './config/config.js';
 import { errors } from './domain/errors.js';
+import { MAX_DOCUMENT_BYTES } from './domain/imports/fetch.js';
 import { createServices, type Services } from './domain/services.js';
 import { CATEGORIES, TAGS } from './domain/terms/term.js';
 import { registerAuth } from './http/plugins/auth.plugin.js';
@@ -22,6 +23,7 @@ import { docRoutes } from './http/routes/doc/index.js';
 import { icalRoutes } from './http/routes/events/ical.routes.js';
 import { eventRoutes } from './http/routes/events/index.js';
 import { registerServiceRoutes } from './http/routes/health/index.js';
+import { IMPORTS_PATH, importRoutes } from './http/routes/imports/index.js';
 import { namespaceRoutes } from './http/routes/namespace/index.js';
 import { describeRoutes } from './http/routes/namespace/namespace.index.js';
 import { icalAliasUrl } from './http/routes/site/ical-aliases.js';
@@ -70,6 +72,7 @@ export function createRegistry(): RouteRegistry {
   registry.add(...termRoutes(TAGS));
   // features the original lacks, after its own routes (FEATURES.md §0 C3)
   registry.add(...icalRoutes());
+  registry.add(...importRoutes());
   return registry;
 }
 
@@ -130,6 +133,13 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
     } catch {
       return done(errors.invalidJson('Syntax error'), undefined);
     }
+  });
+  // .ics files, for the imports route alone (up to 10 MB whatever BODY_LIMIT says); elsewhere still a 415
+  app.addContentTypeParser(/^text\/calendar\s*(;.*)?$/i, { parseAs: 'string', bodyLimit: MAX_DOCUMENT_BYTES }, (req, body, done) => {
+    if (req.is404) return done(null, {});
+    const route = req.routeOptions.url ?? '';
+    if (!route.endsWith(IMPORTS_PATH)) return done(errors.unsupportedMediaType(String(req.headers['content-type'] ?? '')), undefined);
+    return done(null, String(body).replace(/^\uFEFF/, ''));
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, qs.parse(String(body), FORM_OPTIONS));

@@ -12,6 +12,7 @@
 import cluster from 'node:cluster';
 import { buildApp } from './app.js';
 import type { Config, TlsFiles } from './config/config.js';
+import { startImportRunner } from './domain/imports/import.runner.js';
 import { UserService } from './domain/users/user.service.js';
 import { openStorage } from './storage/storage.js';
 
@@ -49,12 +50,16 @@ async function worker(config: Config, tls: TlsFiles | undefined): Promise<void> 
   await publishDue();
   const scheduler = setInterval(() => void publishDue(), 60_000);
   scheduler.unref();
+  // import jobs (FEATURES.md §3.4): queued ones, and ones a dead process left running, are run here
+  const importer = startImportRunner(app.services.imports, (error) => app.log.error({ err: error }, 'running import jobs failed'));
 
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
     clearInterval(scheduler);
+    // a job cut short here is resumed by the next process once its lease runs out
+    void importer.stop();
     app.log.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();

@@ -4,6 +4,7 @@
  * the service's database, even while the service runs.
  */
 import { type Config, ConfigError, loadConfig } from '../config/config.js';
+import { importCommand } from './import.command.js';
 import { migrateCommand } from './migrate.command.js';
 import { openapiCommand } from './openapi.command.js';
 import { serveCommand } from './serve.command.js';
@@ -22,6 +23,9 @@ commands:
   users app-password LOGIN [--app-password P]
                                           add another application password
   users revoke LOGIN                      revoke every application password of a user
+  import ics FILE|URL [--dry-run] [--status draft|publish] [--update overwrite|retain|preserve] [--as LOGIN]
+                                          import an iCalendar file or feed (as LOGIN, default the
+                                          first administrator), then print a summary
 
 roles: administrator, editor, author, contributor, subscriber
 environment: DATABASE_URL, SITE_TIMEZONE, … (see the README)`;
@@ -53,6 +57,8 @@ async function main(argv: string[]): Promise<number> {
         return openapiCommand(config, rest);
       case 'users':
         return await usersCommand(config, rest);
+      case 'import':
+        return await importCommand(config, rest);
       default:
         process.stderr.write(`calendar: unknown command "${command}"\n\n${USAGE}\n`);
         return 2;

@@ -45,6 +45,10 @@ export interface Config {
   readonly siteDescription: string;
   /** PEM files to serve HTTPS with; undefined: plain HTTP. Read by `readTls()` when the server starts. */
   readonly tls: { readonly certPath: string; readonly keyPath: string } | undefined;
+  /** Imports may fetch URLs on private, loopback and link-local addresses (tests, trusted networks). */
+  readonly importAllowPrivate: boolean;
+  /** How long parsing one imported file may take before its job fails (ms). */
+  readonly importParseTimeoutMs: number;
 }
 
 /**
@@ -166,6 +170,17 @@ export const VARIABLES: readonly VariableDoc[] = [
     description: 'With `TLS_KEY`: path of a PEM certificate (chain) to serve HTTPS with, for deployments without a TLS-terminating proxy.',
   },
   { name: 'TLS_KEY', default: '(none)', description: 'With `TLS_CERT`: path of the PEM private key of that certificate (not encrypted).' },
+  {
+    name: 'IMPORT_ALLOW_PRIVATE',
+    default: 'off',
+    description:
+      '`on` lets imports fetch URLs on private, loopback, link-local and unique-local addresses (tests, trusted networks); off, such URLs are refused, redirects included.',
+  },
+  {
+    name: 'IMPORT_PARSE_TIMEOUT',
+    default: '20',
+    description: 'Seconds parsing one imported .ics file may take (1–600); longer (a VTIMEZONE whose rules never end) fails the job.',
+  },
 ];
 
 type Env = Record<string, string | undefined>;
@@ -350,6 +365,8 @@ export function loadConfig(env: Env): Config {
     siteName: value(env, 'SITE_NAME') ?? 'Events Calendar',
     siteDescription: value(env, 'SITE_DESCRIPTION') ?? 'Events, venues, organizers, event categories and tags over HTTP.',
     tls,
+    importAllowPrivate: onOff(env, 'IMPORT_ALLOW_PRIVATE', false),
+    importParseTimeoutMs: integer(env, 'IMPORT_PARSE_TIMEOUT', 20, 1, 600) * 1000,
   });
 }
 

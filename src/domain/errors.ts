@@ -112,6 +112,17 @@ export const errors = {
   eventNotOccurrence: (id: number) =>
     new ApiError('event-not-occurrence', 400, `The event with ID ${id} is not an occurrence of a recurring series.`),
 
+  // --- imports (FEATURES.md §3.4) ---
+  importNotFound: (id: number) => new ApiError('import-not-found', 404, `The import with ID ${id} was not found.`),
+  notICalendar: (reason: string) => new ApiError('import-not-icalendar', 400, `The body is not iCalendar: ${reason}`),
+  importMediaType: (type: string) =>
+    new ApiError(
+      'rest_unsupported_media_type',
+      415,
+      `Unsupported content type "${type}": send text/calendar (an .ics file) or application/json ({"source":"ics","url":…}).`,
+    ),
+  importUrlRefused: (reason: string) => new ApiError('import-url-refused', 400, `The URL is refused: ${reason}`),
+
   // --- venues and organizers (The Events Calendar) ---
   linkedNotAccessible: (type: 'venue' | 'organizer') => new ApiError(`${type}-not-accessible`, 403, `The requested ${type} is not accessible.`),
   linkedInTrash: (type: 'venue' | 'organizer', id: number) =>

@@ -6,6 +6,7 @@ import type { Config } from '../config/config.js';
 import type { Storage } from '../storage/storage.js';
 import type { Actor } from './actor.js';
 import { EventService } from './events/event.service.js';
+import { ImportService } from './imports/import.service.js';
 import { type LinkedType, ORGANIZER, VENUE } from './linked/linked.js';
 import { LinkedService } from './linked/linked.service.js';
 import { canReadPost } from './policies.js';
@@ -26,6 +27,8 @@ export interface Services {
   readonly events: EventService;
   readonly venues: LinkedService<'venue'>;
   readonly organizers: LinkedService<'organizer'>;
+  /** Import jobs (FEATURES.md §3.4). */
+  readonly imports: ImportService;
   /** The service of a linked kind. */
   linked<T extends LinkedType>(type: T): LinkedService<T>;
   /**
@@ -71,6 +74,12 @@ export function createServices(config: Config, storage: Storage): Services {
     ),
     venues,
     organizers,
+    // each imported item is written in a transaction of its own, by services bound to it
+    imports: new ImportService(storage, (tx) => createServices(config, tx).events, {
+      siteZone: zone,
+      allowPrivate: config.importAllowPrivate,
+      parseTimeoutMs: config.importParseTimeoutMs,
+    }),
     linked: <T extends LinkedType>(type: T) => (type === 'venue' ? venues : organizers) as unknown as LinkedService<T>,
     async readablePosts(actor, ids, type) {
       const rows = await storage.posts.findAccessMany(ids);

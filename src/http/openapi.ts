@@ -35,6 +35,7 @@ const COMPONENTS: Record<string, TSchema> = {
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
   201: 'Created',
+  202: 'Accepted: the work goes on in the background.',
   400: 'Invalid or missing parameters (`rest_invalid_param`, `rest_missing_callback_param`), malformed JSON (`rest_invalid_json`), or an id of the wrong kind.',
   401: 'Credentials are needed for this, or those sent are wrong (`rest_forbidden`, `incorrect_password`).',
   403: 'The caller may not do this, or may not read this item (`rest_forbidden`, `*-not-accessible`).',
@@ -136,7 +137,11 @@ function operation(method: HttpMethod, spec: RouteSpec): Json {
     if (required.length > 0) schema.required = required;
     op.requestBody = {
       required: required.length > 0,
-      content: { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } },
+      content: {
+        'application/json': { schema },
+        'application/x-www-form-urlencoded': { schema },
+        ...(spec.rawBody ? { [spec.rawBody.type]: { schema: { type: 'string', description: spec.rawBody.description } } } : {}),
+      },
     };
   }
   const responses: Json = {};

@@ -47,6 +47,8 @@ export interface RouteSpec<A extends Args = Args> {
   readonly responses?: Readonly<Record<number, TSchema>>;
   /** Body fields a handler reads itself, beside the arguments (documentation only). */
   readonly bodyOnly?: Args;
+  /** A body taken as it is, beside JSON and form bodies (documentation; the app parses that type for the route). */
+  readonly rawBody?: { readonly type: string; readonly description: string };
   /** Error statuses the route can answer besides 400 and 401 (documentation). */
   readonly errors?: readonly number[];
   /** WordPress' permission_callback: runs after validation; false → 401/403 `rest_forbidden`. */

@@ -206,6 +206,51 @@ export interface Database {
   event_day_counts: EventDayCountsTable;
   event_series: EventSeriesTable;
   occurrences: OccurrencesTable;
+  import_jobs: ImportJobsTable;
+  import_items: ImportItemsTable;
+}
+
+/** A job of an import (migration 0009): what to import, how far it got, and which process runs it. */
+export interface ImportJobsTable {
+  id: Generated<number>;
+  source: string;
+  state: string;
+  options: string;
+  payload_kind: string;
+  payload: string;
+  progress_done: Generated<number>;
+  progress_total: Generated<number>;
+  created: Generated<number>;
+  updated: Generated<number>;
+  skipped: Generated<number>;
+  failed: Generated<number>;
+  errors: Generated<string>;
+  failure: string | null;
+  user_id: number;
+  attempts: Generated<number>;
+  lease_owner: string | null;
+  lease_until: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  modified_at: string;
+}
+
+/** Which local post an item of a source became, and what it was when imported last (migration 0009). */
+export interface ImportItemsTable {
+  source: string;
+  source_key: string;
+  uid: string;
+  recurrence_id: string;
+  post_id: number;
+  sequence: number | null;
+  last_modified: string | null;
+  hash: string;
+  fields: string;
+  local: string;
+  job_id: number | null;
+  created_at: string;
+  modified_at: string;
 }
 
 /** Events per status, hidden flag, start day and end day (kept by triggers; see migration 0003). */

@@ -12,6 +12,7 @@ import { SqliteDialect } from './dialects/sqlite.dialect.js';
 import { migrate } from './migrations/migrator.js';
 import { EventStore } from './stores/event.store.js';
 import { ImageStore } from './stores/image.store.js';
+import { ImportStore } from './stores/import.store.js';
 import { LinkedStore } from './stores/linked.store.js';
 import { PostStore } from './stores/post.store.js';
 import { SeriesStore } from './stores/series.store.js';
@@ -25,6 +26,7 @@ export class Storage {
   readonly events: EventStore;
   readonly series: SeriesStore;
   readonly images: ImageStore;
+  readonly imports: ImportStore;
   readonly venues: LinkedStore<'venue'>;
   readonly organizers: LinkedStore<'organizer'>;
 
@@ -40,6 +42,7 @@ export class Storage {
     this.events = new EventStore(db, dialect);
     this.series = new SeriesStore(db, dialect);
     this.images = new ImageStore(db);
+    this.imports = new ImportStore(db, dialect);
     this.venues = new LinkedStore(db, dialect, 'venue');
     this.organizers = new LinkedStore(db, dialect, 'organizer');
   }

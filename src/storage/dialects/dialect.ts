@@ -54,6 +54,11 @@ export interface Dialect {
   readonly db: Kysely<Database>;
   /** Column builder for an auto-generated integer primary key. */
   autoId(col: ColumnDefinitionBuilder): ColumnDefinitionBuilder;
+  /**
+   * Whether `select … for update skip locked` exists (PostgreSQL): claims of queued jobs by several processes
+   * then pass each other by. SQLite has no row locks and needs none (one write transaction at a time).
+   */
+  readonly skipLocked: boolean;
   /** Unicode-aware lower-casing of a text expression (for case-insensitive search and ordering). */
   lower(expr: Expression<string>): RawBuilder<string>;
   /**

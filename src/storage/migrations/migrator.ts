@@ -12,6 +12,7 @@ import { venueStateProvince } from './0005-venue-stateprovince.migration.js';
 import { recurringEvents } from './0006-recurring-events.migration.js';
 import { seriesWrites } from './0007-series-writes.migration.js';
 import { icalUids } from './0008-ical-uids.migration.js';
+import { imports } from './0009-imports.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -27,6 +28,7 @@ export const MIGRATIONS: readonly Migration[] = [
   recurringEvents,
   seriesWrites,
   icalUids,
+  imports,
 ];
 
 /** Applies the pending migrations; returns the names applied. */

@@ -1,0 +1,197 @@
+/**
+ * Fetching a calendar by URL without letting the URL reach inside the network (SSRF): http(s) only; every
+ * address the host name resolves to must be public — not private, loopback, link-local, unique-local,
+ * unspecified, multicast or reserved, IPv4 or IPv6, IPv4-mapped and NAT64 forms included — unless
+ * IMPORT_ALLOW_PRIVATE is on. The check sits in the socket's own DNS lookup, so the address connected to is
+ * the address checked (no second resolution an attacker's DNS could answer differently). Redirects are
+ * followed by hand, each one checked the same way, at most five; the body is cut at a size limit and the whole
+ * fetch at a time limit.
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+
+export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+const MAX_REDIRECTS = 5;
+
+export class FetchError extends Error {
+  constructor(
+    readonly code: 'url-refused' | 'fetch-failed' | 'too-large',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'FetchError';
+  }
+}
+
+const blocked = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], // "this network", unspecified
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10], // carrier-grade NAT
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16], // link-local (cloud metadata services live here)
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, broadcast
+] as const) {
+  blocked.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 128], // unspecified
+  ['::1', 128],
+  ['fe80::', 10], // link-local
+  ['fc00::', 7], // unique-local
+  ['fec0::', 10], // site-local (deprecated)
+  ['ff00::', 8], // multicast
+  ['2001:db8::', 32], // documentation
+  ['100::', 64], // discard
+] as const) {
+  blocked.addSubnet(net, prefix, 'ipv6');
+}
+
+/** The eight 16-bit groups of an IPv6 address. */
+function groups(address: string): number[] | undefined {
+  let text = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)?.[1];
+  if (v4) {
+    const [a, b, c, d] = v4.split('.').map(Number);
+    text = `${text.slice(0, -v4.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::');
+  const parse = (s: string | undefined) => (s ? s.split(':').map((g) => Number.parseInt(g, 16)) : []);
+  const h = parse(head);
+  const t = parse(tail);
+  const out = tail === undefined ? h : [...h, ...new Array(8 - h.length - t.length).fill(0), ...t];
+  return out.length === 8 && out.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? out : undefined;
+}
+
+/** Whether an address is one a fetch must not reach (unless private addresses are allowed). */
+export function isPrivateAddress(address: string): boolean {
+  const bare = address.replace(/^\[|\]$/g, '');
+  const family = isIP(bare);
+  if (family === 4) return blocked.check(bare, 'ipv4');
+  if (family !== 6) return true;
+  const g = groups(bare);
+  if (!g) return true;
+  const embeddedV4 = () => `${g[6] >> 8}.${g[6] & 0xff}.${g[7] >> 8}.${g[7] & 0xff}`;
+  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) carry an IPv4 address
+  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || (g[5] === 0 && (g[6] !== 0 || g[7] > 1)))) return isPrivateAddress(embeddedV4());
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return isPrivateAddress(embeddedV4());
+  return blocked.check(bare, 'ipv6');
+}
+
+/** A DNS lookup that fails for private addresses (all of a name's addresses are checked, not just the first). */
+function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const list = addresses as LookupAddress[];
+      const refused = allowPrivate ? undefined : list.find((a) => isPrivateAddress(a.address));
+      if (refused) {
+        return callback(new FetchError('url-refused', `${hostname} resolves to ${refused.address}, a private or reserved address`), '', 0);
+      }
+      if (list.length === 0) return callback(new FetchError('fetch-failed', `${hostname} has no address`), '', 0);
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+      return callback(null, list[0].address, list[0].family);
+    });
+  };
+}
+
+export interface FetchOptions {
+  readonly allowPrivate: boolean;
+  readonly timeoutMs?: number;
+  readonly maxBytes?: number;
+}
+
+/** Checks a URL's form (the address is checked when it is connected to). */
+export function checkUrl(raw: string, allowPrivate: boolean): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new FetchError('url-refused', 'not an absolute URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new FetchError('url-refused', `${url.protocol} URLs are not fetched (http and https only)`);
+  if (url.username !== '' || url.password !== '') throw new FetchError('url-refused', 'URLs with credentials are not fetched');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) {
+    throw new FetchError('url-refused', `${host} is a private or reserved address`);
+  }
+  if (!allowPrivate && /^localhost$|\.localhost$/i.test(host)) throw new FetchError('url-refused', `${host} is a loopback name`);
+  return url;
+}
+
+/** GETs a URL's body as text (UTF-8), following up to five redirects, each checked. */
+export async function fetchText(raw: string, options: FetchOptions): Promise<{ text: string; finalUrl: string }> {
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  let url = checkUrl(raw, options.allowPrivate);
+  for (let hop = 0; ; hop++) {
+    const result = await getOnce(url, options, deadline);
+    if (result.kind === 'body') return { text: result.body.toString('utf8').replace(/^\uFEFF/, ''), finalUrl: url.href };
+    if (hop >= MAX_REDIRECTS) throw new FetchError('fetch-failed', `more than ${MAX_REDIRECTS} redirects`);
+    url = checkUrl(new URL(result.location, url).href, options.allowPrivate);
+  }
+}
+
+function getOnce(
+  url: URL,
+  options: FetchOptions,
+  deadline: number,
+): Promise<{ kind: 'body'; body: Buffer } | { kind: 'redirect'; location: string }> {
+  const maxBytes = options.maxBytes ?? MAX_DOCUMENT_BYTES;
+  return new Promise((resolve, reject) => {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) return reject(new FetchError('fetch-failed', 'the fetch took too long'));
+    const client = url.protocol === 'https:' ? https : http;
+    const req = client.get(
+      url,
+      {
+        lookup: guardedLookup(options.allowPrivate),
+        headers: { 'user-agent': 'calendar-events-service importer', accept: 'text/calendar, */*;q=0.5' },
+        timeout: remaining,
+      },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        if (status >= 300 && status < 400 && res.headers.location) {
+          res.resume();
+          return resolve({ kind: 'redirect', location: res.headers.location });
+        }
+        if (status !== 200) {
+          res.resume();
+          return reject(new FetchError('fetch-failed', `the server answered ${status}`));
+        }
+        const declared = Number(res.headers['content-length'] ?? 0);
+        if (declared > maxBytes) {
+          res.destroy();
+          return reject(new FetchError('too-large', `the document is larger than ${maxBytes} bytes`));
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) {
+            res.destroy();
+            reject(new FetchError('too-large', `the document is larger than ${maxBytes} bytes`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () => resolve({ kind: 'body', body: Buffer.concat(chunks) }));
+        res.on('error', (error) => reject(new FetchError('fetch-failed', error.message)));
+      },
+    );
+    const timer = setTimeout(() => req.destroy(new FetchError('fetch-failed', 'the fetch took too long')), remaining);
+    req.on('close', () => clearTimeout(timer));
+    req.on('timeout', () => req.destroy(new FetchError('fetch-failed', 'the fetch took too long')));
+    req.on('error', (error) => reject(error instanceof FetchError ? error : new FetchError('fetch-failed', error.message)));
+  });
+}

@@ -1,0 +1,293 @@
+/**
+ * Writes mapped calendar items as events, through the event service (so every rule of a write holds: policy,
+ * HTML filtering, slugs, term counts, series and their occurrences). Each item is one transaction: a bad item
+ * leaves nothing behind and the others go on. Idempotent by (source, source key, UID, RECURRENCE-ID): an item
+ * whose mapped fields did not change since the last import is skipped; a changed one updates the same local
+ * event. Update authority (TEC Event Aggregator's names): `overwrite`, `retain` (an event that exists is never
+ * touched), `preserve_local_changes` (fields edited here since the last import keep the local value).
+ */
+import type { Storage } from '../../storage/storage.js';
+import type { ImportCounts, ImportItem, ImportItemError } from '../../storage/stores/import.store.js';
+import type { Actor } from '../actor.js';
+import { ApiError } from '../errors.js';
+import type { EventInput, LinkedRef } from '../events/event.js';
+import type { EventService, EventView } from '../events/event.service.js';
+import { hashOf, type MappedCalendar, type MappedFields, type MappedItem } from './ics.mapper.js';
+
+export type UpdateAuthority = 'overwrite' | 'retain' | 'preserve_local_changes';
+
+export interface ImportOptions {
+  readonly dryRun: boolean;
+  readonly defaultStatus: string;
+  readonly updateAuthority: UpdateAuthority;
+}
+
+export interface ImportProgress {
+  readonly done: number;
+  readonly total: number;
+  readonly counts: ImportCounts;
+  readonly errors: readonly ImportItemError[];
+}
+
+type Outcome = 'created' | 'updated' | 'skipped';
+
+/** Thrown to roll back a dry run's transaction after the item was written and counted. */
+class DryRun extends Error {
+  constructor(readonly outcome: Outcome) {
+    super('dry run');
+  }
+}
+
+/** The fields of an event a local edit is detected on, by the input fields each stands for. */
+const GROUPS = {
+  title: ['title'],
+  description: ['description'],
+  dates: ['startDate', 'endDate', 'timezone', 'allDay'],
+  website: ['website'],
+  recurrence: ['recurrence'],
+  categories: ['categories'],
+  venue: ['venue'],
+  organizers: ['organizers'],
+  image: ['image'],
+} as const satisfies Record<string, readonly (keyof EventInput)[]>;
+
+/** Per field group, a hash of the local event's value (what preserve_local_changes compares with later). */
+function localHashes(view: EventView): Record<string, string> {
+  const r = view.record;
+  const values: Record<keyof typeof GROUPS, unknown> = {
+    title: r.title,
+    description: r.content,
+    dates: [r.startDate, r.endDate, r.timezone, r.allDay],
+    website: r.website,
+    recurrence: view.series?.kind === 'series' ? view.series.recurrence : null,
+    categories: view.categories.map((c) => c.id).sort(),
+    venue: r.venueId,
+    organizers: view.organizers.map((o) => o.record.id),
+    image: r.imageId,
+  };
+  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, hashOf(v).slice(0, 16)]));
+}
+
+const normal = (s: string) =>
+  s
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\s,.;]+/g, ' ')
+    .trim();
+
+export class IcsImporter {
+  constructor(
+    private readonly storage: Storage,
+    /** The event service working inside a transaction (every write of one item commits or rolls back together). */
+    private readonly eventsIn: (tx: Storage) => EventService,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async run(
+    actor: Actor,
+    calendar: MappedCalendar,
+    sourceKey: string,
+    jobId: number,
+    options: ImportOptions,
+    onProgress: (p: ImportProgress) => Promise<void>,
+  ): Promise<ImportProgress> {
+    const counts = { created: 0, updated: 0, skipped: 0, failed: 0 };
+    const errors: ImportItemError[] = calendar.errors.map((e) => ({ ...e }));
+    counts.failed = errors.length;
+    const total = calendar.items.length + calendar.errors.length;
+    // in a dry run, series that would be created: their overrides count as what they would do
+    const wouldCreate = new Set<string>();
+    const masters = new Map(calendar.items.filter((i) => i.recurrenceId === '').map((i) => [i.uid, i]));
+    let done = calendar.errors.length;
+    let lastReport = 0;
+    for (const item of calendar.items) {
+      try {
+        const outcome =
+          options.dryRun && item.recurrenceId !== '' && wouldCreate.has(item.uid)
+            ? 'created'
+            : await this.apply(actor, item, masters.get(item.uid), sourceKey, jobId, options);
+        if (options.dryRun && outcome === 'created' && item.recurrenceId === '') wouldCreate.add(item.uid);
+        counts[outcome]++;
+      } catch (error) {
+        counts.failed++;
+        errors.push({ uid: item.uid, recurrenceId: item.recurrenceId || null, line: item.line, reason: reasonOf(error) });
+      }
+      done++;
+      if (Date.now() - lastReport > 500) {
+        lastReport = Date.now();
+        await onProgress({ done, total, counts: { ...counts }, errors });
+      }
+    }
+    const result = { done, total, counts: { ...counts }, errors };
+    await onProgress(result);
+    return result;
+  }
+
+  private async apply(
+    actor: Actor,
+    item: MappedItem,
+    master: MappedItem | undefined,
+    sourceKey: string,
+    jobId: number,
+    options: ImportOptions,
+  ): Promise<Outcome> {
+    try {
+      return await this.storage.transaction(async (tx) => {
+        const outcome =
+          item.recurrenceId === ''
+            ? await this.applyEvent(tx, actor, item, sourceKey, jobId, options)
+            : await this.applyOverride(tx, actor, item, master, sourceKey, jobId, options);
+        if (options.dryRun) throw new DryRun(outcome);
+        return outcome;
+      });
+    } catch (error) {
+      if (error instanceof DryRun) return error.outcome;
+      throw error;
+    }
+  }
+
+  private key(sourceKey: string, item: MappedItem) {
+    return { source: 'ics', sourceKey, uid: item.uid, recurrenceId: item.recurrenceId };
+  }
+
+  private async save(tx: Storage, sourceKey: string, item: MappedItem, view: EventView, jobId: number): Promise<void> {
+    const now = new Date(this.clock()).toISOString().slice(0, 19).replace('T', ' ');
+    const saved: ImportItem = {
+      postId: view.record.id,
+      sequence: item.sequence,
+      lastModified: item.lastModified,
+      hash: item.hash,
+      fields: item.fields as unknown as Record<string, unknown>,
+      local: localHashes(view),
+    };
+    await tx.imports.saveItem(this.key(sourceKey, item), saved, jobId, now);
+  }
+
+  /** A single event or a series' master. */
+  private async applyEvent(tx: Storage, actor: Actor, item: MappedItem, sourceKey: string, jobId: number, options: ImportOptions): Promise<Outcome> {
+    const events = this.eventsIn(tx);
+    const known = await tx.imports.findItem(this.key(sourceKey, item));
+    // an event with this UID that another source (or an export of ours) made: the same event
+    const id = known?.postId ?? (await tx.events.idByIcalUid(item.uid));
+    const record = id === undefined ? undefined : await tx.events.find(id);
+    if (!record) {
+      if (item.cancelled) return 'skipped';
+      const view = await events.create(actor, {
+        ...(await this.input(tx, item.fields, undefined)),
+        status: options.defaultStatus,
+        icalUid: item.uid,
+      });
+      await this.save(tx, sourceKey, item, view, jobId);
+      return 'created';
+    }
+    if (record.status === 'trash') return 'skipped';
+    if (options.updateAuthority === 'retain' || (known && known.hash === item.hash)) {
+      if (!known) await this.save(tx, sourceKey, item, (await events.views([record], actor))[0], jobId);
+      return 'skipped';
+    }
+    if (item.cancelled) {
+      await events.remove(actor, record.id);
+      return 'updated';
+    }
+    let input = await this.input(tx, item.fields, known?.fields as MappedFields | undefined);
+    if (options.updateAuthority === 'preserve_local_changes' && known) {
+      const now = localHashes((await events.views([record], actor))[0]);
+      const edited = Object.entries(GROUPS).filter(([group]) => known.local[group] !== undefined && known.local[group] !== now[group]);
+      const drop = new Set<string>(edited.flatMap(([, fields]) => fields));
+      input = Object.fromEntries(Object.entries(input).filter(([k]) => !drop.has(k))) as EventInput;
+    }
+    const view = await events.update(actor, record.id, input);
+    await this.save(tx, sourceKey, item, view, jobId);
+    return 'updated';
+  }
+
+  /** A RECURRENCE-ID VEVENT: the series' occurrence with that original start becomes an exception, or is cancelled. */
+  private async applyOverride(
+    tx: Storage,
+    actor: Actor,
+    item: MappedItem,
+    master: MappedItem | undefined,
+    sourceKey: string,
+    jobId: number,
+    options: ImportOptions,
+  ): Promise<Outcome> {
+    const events = this.eventsIn(tx);
+    const seriesItem = await tx.imports.findItem({ ...this.key(sourceKey, item), recurrenceId: '' });
+    const seriesId = seriesItem?.postId ?? (await tx.events.idByIcalUid(item.uid));
+    if (seriesId === undefined) throw new Error(`its series (UID ${item.uid}) was not imported`);
+    const known = await tx.imports.findItem(this.key(sourceKey, item));
+    const occurrence = (await tx.series.occurrencesOf(seriesId)).find((o) => (known ? o.id === known.postId : o.originalStart === item.recurrenceId));
+    if (!occurrence) throw new Error(`the series has no occurrence starting at ${item.recurrenceId} (RECURRENCE-ID)`);
+    if (known && (options.updateAuthority === 'retain' || known.hash === item.hash)) return 'skipped';
+    const outcome: Outcome = known ? 'updated' : 'created';
+    if (item.cancelled) {
+      if (occurrence.state !== 'cancelled') await events.remove(actor, occurrence.id);
+      const record = await tx.events.find(occurrence.id);
+      if (record) await this.save(tx, sourceKey, item, (await events.views([record], actor))[0], jobId);
+      return outcome;
+    }
+    // only what differs from the series is the exception's own (the rest keeps following the series)
+    const base = master?.fields ?? (seriesItem?.fields as MappedFields | undefined);
+    const full = await this.input(tx, item.fields, undefined);
+    const own = await this.input(tx, item.fields, base);
+    const input: EventInput = {
+      ...own,
+      recurrence: undefined,
+      startDate: full.startDate,
+      endDate: full.endDate,
+      timezone: full.timezone,
+      allDay: undefined,
+    };
+    const view = await events.update(actor, occurrence.id, input);
+    await this.save(tx, sourceKey, item, view, jobId);
+    return outcome;
+  }
+
+  /** The event input for mapped fields; with `before` (what was imported last), only the fields that changed. */
+  private async input(tx: Storage, f: MappedFields, before: MappedFields | undefined): Promise<EventInput> {
+    const changed = (k: keyof MappedFields) => before === undefined || hashOf(before[k]) !== hashOf(f[k]);
+    const out: Record<string, unknown> = {};
+    if (changed('title')) out.title = f.title;
+    if (changed('description')) out.description = f.description;
+    if (changed('startDate') || changed('endDate') || changed('timezone') || changed('allDay')) {
+      Object.assign(out, { startDate: f.startDate, endDate: f.endDate, timezone: f.timezone, allDay: f.allDay });
+    }
+    if (changed('website')) out.website = f.website ?? (before ? null : undefined);
+    if (changed('recurrence') && (f.recurrence || before)) out.recurrence = f.recurrence ?? [];
+    if (changed('categories')) out.categories = f.categories;
+    if (changed('venue')) out.venue = f.venue ? await this.venueRef(tx, f.venue) : before ? null : undefined;
+    if (changed('organizer')) out.organizers = f.organizer ? [await this.organizerRef(tx, f.organizer)] : before ? [] : undefined;
+    if (changed('image')) out.image = f.image ?? (before ? null : undefined);
+    return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as EventInput;
+  }
+
+  /**
+   * A venue with the same name and address (normalised: case, spacing, punctuation), else one with the same name
+   * (linked as it is: an import does not rewrite a venue made here), else a new one.
+   */
+  private async venueRef(tx: Storage, v: MappedFields['venue'] & object): Promise<LinkedRef> {
+    const named = await tx.imports.venuesNamed(v.title);
+    const same = named.find((n) => normal([n.address, n.city, n.zip, n.country].filter((s) => s !== '').join(' ')) === normal(v.address));
+    const pick = same ?? named[0];
+    if (pick) return { id: pick.id };
+    return {
+      create: { title: v.title, address: v.address, ...(v.geoLat !== null ? { geoLat: v.geoLat, geoLng: v.geoLng } : {}) },
+    } as LinkedRef;
+  }
+
+  /** The organizer with that e-mail address, else a new one. */
+  private async organizerRef(tx: Storage, o: MappedFields['organizer'] & object): Promise<LinkedRef> {
+    const id = o.email ? await tx.imports.organizerByEmail(o.email) : undefined;
+    if (id !== undefined) return { id };
+    return { create: { title: o.title, email: o.email } } as LinkedRef;
+  }
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof ApiError) {
+    const params = error.extra.params as Record<string, string> | undefined;
+    const detail = params ? Object.values(params).join(' ') : '';
+    return `${error.code}: ${detail || error.message}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,183 @@
+/**
+ * Import jobs (FEATURES.md §3.4): made by a request (or the CLI), stored, and run by a runner in the service —
+ * one process per job (ImportStore.claim), resumed after a crash when the lease of the process that ran it
+ * runs out. The .ics source fetches its URL (SSRF-guarded), parses the text off-thread under a time limit,
+ * and hands the items to the IcsImporter.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Storage } from '../../storage/storage.js';
+import type { ImportJob } from '../../storage/stores/import.store.js';
+import { type Actor, isAuthenticated, isRole } from '../actor.js';
+import { errors } from '../errors.js';
+import type { EventService } from '../events/event.service.js';
+import { can } from '../policies.js';
+import { checkUrl, FetchError, fetchText } from './fetch.js';
+import { IcsImporter, type ImportOptions, type ImportProgress, type UpdateAuthority } from './ics.importer.js';
+import { parseInWorker } from './ics.sandbox.js';
+import { IcsFormatError, looksLikeICalendar } from './ics.structure.js';
+
+export const UPDATE_AUTHORITIES: readonly UpdateAuthority[] = ['overwrite', 'retain', 'preserve_local_changes'];
+export const IMPORT_STATUSES = ['publish', 'draft', 'pending', 'private'] as const;
+
+/** A lease a running job's process renews; a job whose lease ran out is resumed by another process. */
+export const LEASE_MS = 60_000;
+
+export interface ImportRequest {
+  readonly source: 'ics';
+  readonly text?: string;
+  readonly url?: string;
+  readonly dryRun: boolean;
+  readonly defaultStatus: string;
+  readonly updateAuthority: UpdateAuthority;
+}
+
+/** Who may import: editors and administrators (they may write everyone's events and create terms). */
+export function canImport(actor: Actor): boolean {
+  return can(actor, 'edit_others_posts') && can(actor, 'manage_categories');
+}
+
+const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+
+export interface ImportSettings {
+  readonly siteZone: string;
+  readonly allowPrivate: boolean;
+  readonly parseTimeoutMs: number;
+}
+
+export class ImportService {
+  /** This process, as a lease owner. */
+  readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly importer: IcsImporter;
+
+  constructor(
+    private readonly storage: Storage,
+    eventsIn: (tx: Storage) => EventService,
+    private readonly settings: ImportSettings,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.importer = new IcsImporter(storage, eventsIn, clock);
+  }
+
+  /** A new queued job (the runner picks it up). Refuses what can be refused at once: no calendar, a bad URL. */
+  async create(actor: Actor, request: ImportRequest): Promise<ImportJob> {
+    if (!canImport(actor) || actor.kind !== 'user') throw errors.forbidden(isAuthenticated(actor));
+    if (request.text !== undefined && !looksLikeICalendar(request.text)) throw errors.notICalendar('it does not start with BEGIN:VCALENDAR');
+    if (request.url !== undefined) {
+      try {
+        checkUrl(request.url, this.settings.allowPrivate);
+      } catch (error) {
+        throw errors.importUrlRefused(error instanceof Error ? error.message : String(error));
+      }
+    }
+    const payloadKind = request.text !== undefined ? 'text' : 'url';
+    return this.storage.imports.create({
+      source: request.source,
+      options: { dry_run: request.dryRun, default_status: request.defaultStatus, update_authority: request.updateAuthority },
+      payloadKind,
+      payload: request.text ?? request.url ?? '',
+      userId: actor.id,
+      now: stamp(this.clock()),
+    });
+  }
+
+  async get(actor: Actor, id: number): Promise<ImportJob> {
+    if (!canImport(actor)) throw errors.forbidden(isAuthenticated(actor));
+    const job = await this.storage.imports.find(id);
+    if (!job) throw errors.importNotFound(id);
+    return job;
+  }
+
+  async list(actor: Actor, page: number, perPage: number): Promise<{ items: ImportJob[]; total: number }> {
+    if (!canImport(actor)) throw errors.forbidden(isAuthenticated(actor));
+    const { jobs, total } = await this.storage.imports.list(perPage, (page - 1) * perPage);
+    return { items: jobs, total };
+  }
+
+  /** Claims and runs jobs until none is left; returns how many ran. `only`: that job alone (the CLI). */
+  async runPending(only?: number, onProgress?: (job: ImportJob, p: ImportProgress) => void): Promise<number> {
+    let ran = 0;
+    for (;;) {
+      const now = this.clock();
+      if (only === undefined && !(await this.storage.imports.hasClaimable(stamp(now)))) return ran;
+      const job = await this.storage.transaction((tx) => tx.imports.claim(this.owner, stamp(now), stamp(now + LEASE_MS), only));
+      if (!job) return ran;
+      await this.run(job, onProgress);
+      ran++;
+      if (only !== undefined) return ran;
+    }
+  }
+
+  /** Runs a claimed job to its end: done, or failed with the reason (a malformed file, a refused URL). */
+  private async run(job: ImportJob, onProgress?: (job: ImportJob, p: ImportProgress) => void): Promise<void> {
+    const renew = async (p: ImportProgress) => {
+      const now = this.clock();
+      onProgress?.(job, p);
+      const mine = await this.storage.imports.heartbeat(job.id, this.owner, {
+        now: stamp(now),
+        leaseUntil: stamp(now + LEASE_MS),
+        progressDone: p.done,
+        progressTotal: p.total,
+        counts: p.counts,
+        errors: p.errors.slice(0, 1000),
+      });
+      if (!mine) throw new LostLease();
+    };
+    // the lease is kept while the text is fetched and parsed too (those may take a while)
+    const keepAlive = setInterval(() => {
+      const now = this.clock();
+      void this.storage.imports
+        .heartbeat(job.id, this.owner, {
+          now: stamp(now),
+          leaseUntil: stamp(now + LEASE_MS),
+          progressDone: job.progressDone,
+          progressTotal: job.progressTotal,
+          counts: job,
+          errors: job.errors,
+        })
+        .catch(() => undefined);
+    }, LEASE_MS / 3);
+    keepAlive.unref();
+    try {
+      const user = await this.storage.users.findById(job.userId);
+      if (!user || !isRole(user.role)) throw new JobFailure('the user who asked for the import no longer exists');
+      const actor: Actor = { kind: 'user', id: user.id, login: user.login, role: user.role };
+      const { text, sourceKey } = await this.document(job);
+      const calendar = await parseInWorker(text, this.settings.siteZone, this.settings.parseTimeoutMs).catch((error: unknown) => {
+        if (error instanceof IcsFormatError) throw new JobFailure(error.message);
+        throw error;
+      });
+      clearInterval(keepAlive);
+      const options: ImportOptions = {
+        dryRun: job.options.dry_run === true,
+        defaultStatus: String(job.options.default_status ?? 'publish'),
+        updateAuthority: (job.options.update_authority as UpdateAuthority) ?? 'overwrite',
+      };
+      await this.importer.run(actor, calendar, sourceKey ?? `file:${calendar.identity}`, job.id, options, renew);
+      await this.storage.imports.finish(job.id, this.owner, 'done', stamp(this.clock()), null);
+    } catch (error) {
+      if (error instanceof LostLease) return;
+      const reason = error instanceof JobFailure ? error.message : `the import stopped: ${error instanceof Error ? error.message : String(error)}`;
+      await this.storage.imports.finish(job.id, this.owner, 'failed', stamp(this.clock()), reason);
+    } finally {
+      clearInterval(keepAlive);
+    }
+  }
+
+  /** The job's text, and the items' source key when it is a URL (files take their calendar's identity). */
+  private async document(job: ImportJob): Promise<{ text: string; sourceKey?: string }> {
+    if (job.payloadKind === 'text') return { text: job.payload };
+    try {
+      const { text } = await fetchText(job.payload, { allowPrivate: this.settings.allowPrivate });
+      if (!looksLikeICalendar(text)) throw new JobFailure(`${job.payload} did not answer with iCalendar (no BEGIN:VCALENDAR)`);
+      return { text, sourceKey: job.payload };
+    } catch (error) {
+      if (error instanceof FetchError)
+        throw new JobFailure(`${error.code === 'url-refused' ? 'the URL is refused' : 'the fetch failed'}: ${error.message}`);
+      throw error;
+    }
+  }
+}
+
+class JobFailure extends Error {}
+class LostLease extends Error {}

@@ -1,0 +1,98 @@
+/**
+ * `/imports` (FEATURES.md §3.4, issue 13): start an import of an .ics file (a `text/calendar` body) or URL
+ * (`{"source":"ics","url":…}`), answered 202 with the job; read a job's state, progress, counts and errors;
+ * list the jobs. Editors and administrators only.
+ */
+import { Type } from '@sinclair/typebox';
+import { errors } from '../../../domain/errors.js';
+import { canImport, IMPORT_STATUSES, UPDATE_AUTHORITIES } from '../../../domain/imports/import.service.js';
+import { serializeImport } from '../../../serializers/import.serializer.js';
+import { pageArg, perPageArg, totalPages } from '../../collection.js';
+import { arg, invalid } from '../../params.js';
+import { type RouteSpec, route } from '../../route.js';
+import { ImportJobSchema, ImportListSchema } from './imports.schemas.js';
+
+export const IMPORTS_PATH = '/imports';
+
+export function importRoutes(): RouteSpec[] {
+  const idArg = arg(Type.Integer({ description: 'The import job id.' }), { required: true });
+  return [
+    route({
+      methods: ['GET'],
+      path: IMPORTS_PATH,
+      summary: 'List import jobs, newest first.',
+      errors: [403],
+      permission: (actor) => canImport(actor),
+      allowed: (actor) => canImport(actor),
+      args: { page: pageArg, per_page: perPageArg },
+      responses: { 200: ImportListSchema },
+      async handler(ctx) {
+        const { items, total } = await ctx.services.imports.list(ctx.actor, ctx.args.page, ctx.args.perPage);
+        const pages = totalPages(total, ctx.args.perPage);
+        return {
+          body: { imports: items.map((j) => serializeImport(j, ctx.urls)), total, total_pages: pages },
+          headers: { 'X-TEC-Total': total, 'X-TEC-TotalPages': pages },
+        };
+      },
+    }),
+    route({
+      methods: ['POST'],
+      path: IMPORTS_PATH,
+      summary:
+        'Import events from an .ics file (body `text/calendar`, options in the query string) or from a URL (JSON `{"source":"ics","url":…}`); answered 202 with the job.',
+      errors: [403],
+      permission: (actor) => canImport(actor),
+      allowed: (actor) => canImport(actor),
+      rawBody: { type: 'text/calendar', description: 'An iCalendar file (RFC 5545), at most 10 MB.' },
+      args: {
+        source: arg(Type.String({ enum: ['ics'], description: 'What to import: `ics` (iCalendar).' }), { default: 'ics' }),
+        url: arg(Type.String({ description: 'An http(s) URL of an .ics feed (instead of a text/calendar body).', maxLength: 2000 })),
+        dry_run: arg(Type.Boolean({ description: 'Count what would be created, updated and skipped, and write nothing.' }), {
+          default: false,
+          as: 'dryRun',
+        }),
+        default_status: arg(Type.String({ enum: [...IMPORT_STATUSES], description: 'The status of events the import creates.' }), {
+          default: 'publish',
+          as: 'defaultStatus',
+        }),
+        update_authority: arg(
+          Type.String({
+            enum: [...UPDATE_AUTHORITIES],
+            description:
+              'Events imported before: `overwrite` them, `retain` them as they are, or `preserve_local_changes` (fields edited here keep their value).',
+          }),
+          { default: 'overwrite', as: 'updateAuthority', check: (v: string) => (v === '' ? invalid() : undefined) },
+        ),
+      },
+      responses: { 202: ImportJobSchema },
+      async handler(ctx) {
+        const body = ctx.request.body;
+        const text = typeof body === 'string' ? body : undefined;
+        if (text === undefined && !ctx.args.url) throw errors.missingParams(['url']);
+        if (text !== undefined && ctx.args.url) throw errors.badRequest('Send either a text/calendar body or a url, not both.');
+        const job = await ctx.services.imports.create(ctx.actor, {
+          source: 'ics',
+          text,
+          url: text === undefined ? (ctx.args.url ?? undefined) : undefined,
+          dryRun: ctx.args.dryRun,
+          defaultStatus: ctx.args.defaultStatus,
+          updateAuthority: ctx.args.updateAuthority as (typeof UPDATE_AUTHORITIES)[number],
+        });
+        return { status: 202, body: serializeImport(job, ctx.urls), headers: { Location: ctx.urls.rest(`/imports/${job.id}`) } };
+      },
+    }),
+    route({
+      methods: ['GET'],
+      path: `${IMPORTS_PATH}/:id`,
+      summary: "Read an import job: its state, progress, counts and the items' errors.",
+      errors: [403, 404],
+      permission: (actor) => canImport(actor),
+      allowed: (actor) => canImport(actor),
+      args: { id: idArg },
+      responses: { 200: ImportJobSchema },
+      async handler(ctx) {
+        return { body: serializeImport(await ctx.services.imports.get(ctx.actor, ctx.args.id), ctx.urls) };
+      },
+    }),
+  ];
+}

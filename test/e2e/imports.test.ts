@@ -1,0 +1,315 @@
+/**
+ * iCalendar import (issue 13, FEATURES.md §3.5 cases 11–13): a Google-Calendar-shaped file with several zones,
+ * idempotent re-imports, update authorities, malformed files, the SSRF guard, permissions and job resume.
+ * Jobs are run by calling the runner's step (`runPending`) the service's loop calls.
+ */
+import assert from 'node:assert/strict';
+import { lookup } from 'node:dns/promises';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
+import { after, before, describe, it } from 'node:test';
+import { isPrivateAddress } from '../../src/domain/imports/fetch.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+
+const FIXTURE = readFileSync(new URL('../../../test/fixtures/ics/google-export.ics', import.meta.url), 'utf8');
+const LOOP_TZ = [
+  'BEGIN:VCALENDAR',
+  'VERSION:2.0',
+  'PRODID:-//The Horde Project//Horde iCalendar Library//EN',
+  'BEGIN:VTIMEZONE',
+  'TZID:Horde Berlin',
+  'BEGIN:STANDARD',
+  'TZOFFSETFROM:+0200',
+  'TZOFFSETTO:+0100',
+  'DTSTART:16010101T000000',
+  'RRULE:FREQ=MINUTELY;BYMONTH=10',
+  'END:STANDARD',
+  'BEGIN:DAYLIGHT',
+  'TZOFFSETFROM:+0100',
+  'TZOFFSETTO:+0200',
+  'DTSTART:16010101T000000',
+  'RRULE:FREQ=MINUTELY;BYMONTH=3',
+  'END:DAYLIGHT',
+  'END:VTIMEZONE',
+  'BEGIN:VEVENT',
+  'UID:horde-loop-1',
+  'DTSTART;TZID=Horde Berlin:20151009T063000',
+  'DTEND;TZID=Horde Berlin:20151009T073000',
+  'SUMMARY:Never parsed',
+  'END:VEVENT',
+  'END:VCALENDAR',
+  '',
+].join('\r\n');
+
+describe('iCalendar import', () => {
+  let t: TestApp;
+  before(async () => (t = await createTestApp({ SITE_TIMEZONE: 'Europe/Paris', IMPORT_PARSE_TIMEOUT: '3' })));
+  after(() => t.close());
+
+  async function importText(text: string, query: Record<string, string> = {}, as: 'administrator' | 'editor' = 'administrator') {
+    const res = await t.post('/imports', { as, raw: { type: 'text/calendar; charset=utf-8', body: text }, query });
+    assert.equal(res.status, 202, res.text);
+    assert.equal(res.body.state, 'queued');
+    await t.app.services.imports.runPending();
+    const job = await t.get(`/imports/${res.body.id}`, { as });
+    assert.equal(job.status, 200, job.text);
+    return job.body;
+  }
+
+  async function events() {
+    const res = await t.get('/events', {
+      as: 'administrator',
+      query: { start_date: '2026-01-01', end_date: '2026-12-31', per_page: 50, status: 'any' },
+    });
+    assert.equal(res.status, 200, res.text);
+    return res.body.events as any[];
+  }
+
+  it('imports the Google Calendar export: zones, floating, all-day, series with EXDATE, a moved and a cancelled instance (case 11)', async () => {
+    const job = await importText(FIXTURE);
+    assert.equal(job.state, 'done', JSON.stringify(job));
+    // 6 masters/singles + 2 overrides
+    assert.deepEqual(job.counts, { created: 8, updated: 0, skipped: 0, failed: 0 }, JSON.stringify(job.errors));
+    assert.deepEqual(job.progress, { done: 8, total: 8 });
+
+    const list = await events();
+    const by = (title: string) => list.filter((e) => e.title === title);
+    const board = by('Board meeting')[0];
+    assert.equal(board.timezone, 'Europe/Berlin', 'the Windows zone name is mapped');
+    assert.equal(board.start_date, '2026-04-15 09:30:00');
+    assert.equal(board.utc_start_date, '2026-04-15 07:30:00');
+    assert.match(board.description, /<strong>board<\/strong>/, 'X-ALT-DESC html is preferred');
+    const webinar = by('Webinar: Städte & Kultur')[0];
+    assert.equal(webinar.timezone, 'America/New_York');
+    assert.equal(webinar.utc_start_date, '2026-05-01 22:00:00');
+    // (the API writes URLs as WordPress' esc_url does)
+    assert.equal(webinar.website, 'https://example.com/webinar?x=1&amp;y=2');
+    const market = by('Flohmarkt (floating time)')[0];
+    assert.equal(market.timezone, 'Europe/Paris', 'floating times are in the site zone');
+    assert.equal(market.utc_start_date, '2026-06-01 08:00:00');
+    const fest = by('Sommerfest 🎉')[0];
+    assert.equal(fest.all_day, true);
+    assert.equal(fest.start_date, '2026-07-20 00:00:00');
+    assert.equal(fest.end_date, '2026-07-22 23:59:59', 'the exclusive DTEND becomes the last day');
+    assert.equal(fest.venue.venue, 'Tempelhofer Feld');
+    assert.equal(fest.image.url, 'https://images.example.org/fest.jpg');
+    const utc = by('Call in UTC')[0];
+    assert.equal(utc.utc_start_date, '2026-08-05 16:00:00');
+    assert.equal(utc.timezone, 'Europe/Berlin', 'UTC times are shown in X-WR-TIMEZONE');
+
+    // the weekly series: 6 Tuesdays from 10 March, 24 March excluded, 17 March moved, 31 March cancelled
+    const choir = list.filter((e) => e.title.startsWith('Chorprobe'));
+    assert.deepEqual(
+      choir.map((e) => [e.start_date, e.title]),
+      [
+        ['2026-03-10 19:00:00', 'Chorprobe — weekly choir ♫'],
+        ['2026-03-17 20:00:00', 'Chorprobe (one hour later)'],
+        ['2026-04-07 19:00:00', 'Chorprobe — weekly choir ♫'],
+        ['2026-04-14 19:00:00', 'Chorprobe — weekly choir ♫'],
+      ],
+    );
+    const first = choir[0];
+    assert.equal(first.description.includes('Bring your own score; sheet music: Bach, Händel.'), true, 'escaped text is unescaped');
+    assert.equal(first.venue.venue, 'Gemeindehaus St. Marien');
+    assert.equal(first.organizer[0].email, 'choir@example.org');
+    assert.deepEqual(first.categories.map((c: any) => c.name).sort(), ['Music', 'Rehearsal']);
+    assert.equal(first.website, 'https://example.org/choir');
+    // the UIDs are the source's
+    const uid = await t.storage.events.idByIcalUid('weekly-choir-7f3a@google.com');
+    assert.equal(uid, first.series_id);
+  });
+
+  it('imports the same file again with nothing created or updated, and an edited SUMMARY updates in place (case 11)', async () => {
+    const before = await events();
+    const again = await importText(FIXTURE);
+    assert.equal(again.state, 'done');
+    assert.deepEqual(again.counts, { created: 0, updated: 0, skipped: 8, failed: 0 });
+    const edited = await importText(FIXTURE.replace('SUMMARY:Board meeting', 'SUMMARY:Board meeting (moved room)'));
+    assert.deepEqual(edited.counts, { created: 0, updated: 1, skipped: 7, failed: 0 });
+    const after = await events();
+    assert.deepEqual(
+      after.map((e) => e.id),
+      before.map((e) => e.id),
+      'ids are stable',
+    );
+    assert.equal(after.find((e) => e.title === 'Board meeting (moved room)')?.id, before.find((e) => e.title === 'Board meeting')?.id);
+  });
+
+  it('retain leaves existing events alone; preserve_local_changes keeps the locally edited fields only (case 12)', async () => {
+    const id = (await events()).find((e) => e.title === 'Webinar: Städte & Kultur').id;
+    const local = await t.post(`/events/${id}`, { as: 'administrator', json: { title: 'Webinar (local title)' } });
+    assert.equal(local.status, 200, local.text);
+    // (the board meeting keeps the title the previous test gave it in the source)
+    const changed = FIXTURE.replace('SUMMARY:Board meeting', 'SUMMARY:Board meeting (moved room)')
+      .replace('SUMMARY:Webinar: Städte & Kultur', 'SUMMARY:Webinar: remote title')
+      .replace('DTSTART;TZID=America/New_York:20260501T180000', 'DTSTART;TZID=America/New_York:20260501T170000');
+    const retained = await importText(changed, { update_authority: 'retain' });
+    assert.equal(retained.counts.updated, 0);
+    let ev = (await t.get(`/events/${id}`, { as: 'administrator' })).body;
+    assert.equal(ev.title, 'Webinar (local title)');
+    assert.equal(ev.start_date, '2026-05-01 18:00:00');
+
+    const preserved = await importText(changed, { update_authority: 'preserve_local_changes' });
+    assert.equal(preserved.counts.updated, 1, JSON.stringify(preserved));
+    ev = (await t.get(`/events/${id}`, { as: 'administrator' })).body;
+    assert.equal(ev.title, 'Webinar (local title)', 'the local edit stays');
+    assert.equal(ev.start_date, '2026-05-01 17:00:00', 'the remote change of a field not edited here arrives');
+
+    const overwritten = await importText(changed.replace('Webinar: remote title', 'Webinar: remote title 2'), { update_authority: 'overwrite' });
+    assert.equal(overwritten.counts.updated, 1);
+    ev = (await t.get(`/events/${id}`, { as: 'administrator' })).body;
+    assert.equal(ev.title, 'Webinar: remote title 2');
+  });
+
+  it('reports one bad VEVENT with its UID and line and imports the rest', async () => {
+    const bad = FIXTURE.replace('RRULE:FREQ=WEEKLY;COUNT=6;BYDAY=TU', 'RRULE:FREQ=HOURLY;COUNT=6').replace(/weekly-choir-7f3a/g, 'hourly-x');
+    const job = await importText(bad.replace('UID:utc-call-9@google.com', 'UID:utc-call-10@google.com'));
+    assert.equal(job.state, 'done');
+    const failure = job.errors.find((e: any) => e.uid === 'hourly-x@google.com' && e.recurrence_id === null);
+    assert.ok(failure, JSON.stringify(job.errors));
+    assert.equal(failure.line, 60);
+    assert.match(failure.reason, /FREQ=HOURLY/);
+    assert.ok(job.counts.created >= 1, 'the new UTC call is created');
+    assert.equal(job.counts.failed, 3, 'the series and its two overrides');
+  });
+
+  it('fails a malformed file cleanly with the line, and a never-ending VTIMEZONE within the time limit (case 13)', async () => {
+    const count = (await events()).length;
+    const unterminated = FIXTURE.replace('END:VEVENT\r\nBEGIN:VEVENT\r\nDTSTART;TZID=W. Europe', 'BEGIN:VEVENT\r\nDTSTART;TZID=W. Europe');
+    const job = await importText(unterminated);
+    assert.equal(job.state, 'failed');
+    assert.match(job.failure, /^line 99: BEGIN:VEVENT is never closed/);
+    assert.deepEqual(job.counts, { created: 0, updated: 0, skipped: 0, failed: 0 });
+
+    const started = Date.now();
+    const loop = await importText(LOOP_TZ);
+    assert.equal(loop.state, 'failed');
+    assert.match(loop.failure, /took longer than 3 s/);
+    assert.ok(Date.now() - started < 10_000);
+    assert.equal((await events()).length, count, 'nothing was imported');
+  });
+
+  it('dry_run counts and writes nothing', async () => {
+    const fresh = FIXTURE.replace(/UID:([^\r]+)/g, 'UID:dry-$1');
+    const beforeIds = (await events()).map((e) => e.id);
+    const job = await importText(fresh, { dry_run: '1' });
+    assert.equal(job.state, 'done');
+    assert.equal(job.dry_run, true);
+    assert.deepEqual(job.counts, { created: 8, updated: 0, skipped: 0, failed: 0 }, JSON.stringify(job.errors));
+    assert.deepEqual(
+      (await events()).map((e) => e.id),
+      beforeIds,
+    );
+    assert.equal(await t.storage.events.idByIcalUid('dry-weekly-choir-7f3a@google.com'), undefined);
+  });
+
+  it('answers 400 for text that is not iCalendar and 415 for other bodies; author and anonymous are refused', async () => {
+    const notIcs = await t.post('/imports', { as: 'administrator', raw: { type: 'text/calendar', body: '<html>nope</html>' } });
+    assert.equal(notIcs.status, 400);
+    assert.equal(notIcs.body.code, 'import-not-icalendar');
+    const plain = await t.post('/imports', { as: 'administrator', raw: { type: 'text/plain', body: FIXTURE } });
+    assert.equal(plain.status, 415);
+    assert.equal(plain.body.code, 'rest_unsupported_media_type');
+    const elsewhere = await t.post('/events', { as: 'administrator', raw: { type: 'text/calendar', body: FIXTURE } });
+    assert.equal(elsewhere.status, 415, 'text/calendar is taken by the imports route alone');
+    const author = await t.post('/imports', { as: 'author', raw: { type: 'text/calendar', body: FIXTURE } });
+    assert.equal(author.status, 403);
+    assert.equal(author.body.code, 'rest_forbidden');
+    const anonymous = await t.post('/imports', { json: { source: 'ics', url: 'https://example.org/a.ics' } });
+    assert.equal(anonymous.status, 401);
+    assert.equal((await t.get('/imports', { as: 'author' })).status, 403);
+    const list = await t.get('/imports', { as: 'editor' });
+    assert.equal(list.status, 200);
+    assert.ok(list.body.total >= 5);
+    assert.equal(list.body.imports[0].id > list.body.imports[1].id, true, 'newest first');
+    assert.equal((await t.get('/imports/999999', { as: 'editor' })).body.code, 'import-not-found');
+  });
+
+  it('refuses loopback and private URLs without IMPORT_ALLOW_PRIVATE, at once or when a name resolves there', async () => {
+    for (const url of [
+      'http://127.0.0.1:1/a.ics',
+      'http://[::1]/a.ics',
+      'http://[::ffff:127.0.0.1]/a.ics',
+      'http://169.254.169.254/',
+      'http://10.1.2.3/x',
+      'file:///etc/passwd',
+      'http://localhost/x',
+    ]) {
+      const res = await t.post('/imports', { as: 'administrator', json: { source: 'ics', url } });
+      assert.equal(res.status, 400, url);
+      assert.equal(res.body.code, 'import-url-refused', url);
+    }
+    // a name that resolves to a private address passes the form check and is refused when connected to: this
+    // machine's own name (which resolves to loopback or the machine's private address)
+    const name = hostname();
+    const { address } = await lookup(name);
+    assert.ok(isPrivateAddress(address), `${name} resolves to ${address}: this check needs a machine whose name is private`);
+    const res = await t.post('/imports', { as: 'administrator', json: { source: 'ics', url: `http://${name}:1/a.ics` } });
+    assert.equal(res.status, 202);
+    await t.app.services.imports.runPending();
+    const job = (await t.get(`/imports/${res.body.id}`, { as: 'administrator' })).body;
+    assert.equal(job.state, 'failed');
+    assert.equal(job.failure, `the URL is refused: ${name} resolves to ${address}, a private or reserved address`);
+  });
+
+  it('resumes a job left running by a process whose lease ran out', async () => {
+    const res = await t.post('/imports', {
+      as: 'administrator',
+      raw: { type: 'text/calendar', body: FIXTURE.replace(/UID:([^\r]+)/g, 'UID:resume-$1') },
+    });
+    assert.equal(res.status, 202);
+    const id = res.body.id as number;
+    // another process claimed it and died: running, its lease in the past
+    await t.storage.db
+      .updateTable('import_jobs')
+      .set({ state: 'running', lease_owner: 'dead-host:1', lease_until: '2000-01-01 00:00:00', attempts: 1 })
+      .where('id', '=', id)
+      .execute();
+    assert.equal(await t.app.services.imports.runPending(), 1);
+    const job = (await t.get(`/imports/${id}`, { as: 'administrator' })).body;
+    assert.equal(job.state, 'done');
+    assert.equal(job.counts.created, 8);
+    // a live lease is left alone
+    const other = await t.post('/imports', { as: 'administrator', raw: { type: 'text/calendar', body: FIXTURE } });
+    await t.storage.db
+      .updateTable('import_jobs')
+      .set({ state: 'running', lease_owner: 'live:1', lease_until: '2999-01-01 00:00:00' })
+      .where('id', '=', other.body.id)
+      .execute();
+    assert.equal(await t.app.services.imports.runPending(), 0);
+  });
+});
+
+describe('iCalendar import from a URL with IMPORT_ALLOW_PRIVATE', () => {
+  let t: TestApp;
+  let server: Server;
+  let base: string;
+  before(async () => {
+    t = await createTestApp({ IMPORT_ALLOW_PRIVATE: '1' });
+    server = createServer((req, res) => {
+      if (req.url === '/redirect') return res.writeHead(302, { location: '/cal.ics' }).end();
+      res.writeHead(200, { 'content-type': 'text/calendar' }).end(FIXTURE);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    server.close();
+    await t.close();
+  });
+
+  it('imports the feed a local server serves, following a redirect, keyed by the URL', async () => {
+    const res = await t.post('/imports', { as: 'editor', json: { source: 'ics', url: `${base}/redirect` } });
+    assert.equal(res.status, 202, res.text);
+    assert.equal(res.body.url, `${base}/redirect`);
+    await t.app.services.imports.runPending();
+    const job = (await t.get(`/imports/${res.body.id}`, { as: 'editor' })).body;
+    assert.equal(job.state, 'done', JSON.stringify(job));
+    assert.equal(job.counts.created, 8);
+    const again = await t.post('/imports', { as: 'editor', json: { source: 'ics', url: `${base}/redirect` } });
+    await t.app.services.imports.runPending();
+    assert.deepEqual((await t.get(`/imports/${again.body.id}`, { as: 'editor' })).body.counts, { created: 0, updated: 0, skipped: 8, failed: 0 });
+  });
+});
