@@ -24,6 +24,11 @@ describe('events with venues and organizers', () => {
     assert.equal(created.venue.stateprovince, 'CA');
     const reused = await makeEvent(t, { venue: { venue: 'inline hall' } });
     assert.equal(reused.venue.id, created.venue.id);
+    // a name whose case differs in letters beyond ASCII is the same name (the indexed lookup's second look)
+    const accented = await makeEvent(t, { venue: { venue: 'CAFÉ ÖSTERMALM' } });
+    const again = await makeEvent(t, { venue: { venue: 'café östermalm' } });
+    assert.equal(again.venue.id, accented.venue.id);
+    assert.notEqual((await makeEvent(t, { venue: { venue: 'café östermalm annex' } })).venue.id, accented.venue.id);
     const form = await t.post('/events', {
       as: 'administrator',
       form: 'title=F&start_date=2030-01-01&end_date=2030-01-01&venue[venue]=Form Hall&venue[city]=Nice',

@@ -62,6 +62,11 @@ export interface Dialect {
   /** Unicode-aware lower-casing of a text expression (for case-insensitive search and ordering). */
   lower(expr: Expression<string>): RawBuilder<string>;
   /**
+   * The database's own `lower()`, which indexes can hold (migration 0010). PostgreSQL's folds every script;
+   * SQLite's only ASCII, so there it narrows a lookup that `lower()` then decides (see caseInsensitiveEquals).
+   */
+  readonly foldsEveryScript: boolean;
+  /**
    * Inside a write transaction: `n` new post ids, in increasing order, never given before (a series' occurrences
    * are inserted many at a time with their ids known up front).
    */

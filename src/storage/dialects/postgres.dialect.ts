@@ -54,6 +54,7 @@ function prepareStatements(client: pg.PoolClient): void {
 export class PostgresDialect implements Dialect {
   readonly name = 'postgres' as const;
   readonly skipLocked = true;
+  readonly foldsEveryScript = true;
   readonly lowerFunction = 'lower';
   readonly db: Kysely<Database>;
   private readonly pool: pg.Pool;

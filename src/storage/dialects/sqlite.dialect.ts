@@ -87,6 +87,7 @@ export function haversineKm(lat1: number, lng1: number, lat2: number, lng2: numb
 export class SqliteDialect implements Dialect {
   readonly name = 'sqlite' as const;
   readonly skipLocked = false;
+  readonly foldsEveryScript = false;
   readonly lowerFunction = 'ulower';
   readonly db: Kysely<Database>;
   readonly raw: SqliteDatabase.Database;

@@ -13,6 +13,7 @@ import { recurringEvents } from './0006-recurring-events.migration.js';
 import { seriesWrites } from './0007-series-writes.migration.js';
 import { icalUids } from './0008-ical-uids.migration.js';
 import { imports } from './0009-imports.migration.js';
+import { nameLookups } from './0010-name-lookups.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -29,6 +30,7 @@ export const MIGRATIONS: readonly Migration[] = [
   seriesWrites,
   icalUids,
   imports,
+  nameLookups,
 ];
 
 /** Applies the pending migrations; returns the names applied. */

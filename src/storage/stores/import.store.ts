@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database, ImportJobsTable } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
+import { caseInsensitiveEquals, needsUnindexedLookup } from './name-match.js';
 
 export type ImportState = 'queued' | 'running' | 'done' | 'failed';
 
@@ -255,26 +256,32 @@ export class ImportStore {
 
   /** The organizer with this e-mail address (case-insensitive), not trashed; the oldest when several. */
   async organizerByEmail(email: string): Promise<number | undefined> {
-    const row = await this.db
-      .selectFrom('organizers')
-      .innerJoin('posts', 'posts.id', 'organizers.post_id')
-      .select('posts.id')
-      .where('posts.status', 'not in', ['trash', 'auto-draft'])
-      .where(this.dialect.lower(sql.ref('organizers.email')), '=', email.toLowerCase())
-      .orderBy('posts.id')
-      .executeTakeFirst();
+    const find = (indexed: boolean) =>
+      this.db
+        .selectFrom('organizers')
+        .innerJoin('posts', 'posts.id', 'organizers.post_id')
+        .select('posts.id')
+        .where('posts.status', 'not in', ['trash', 'auto-draft'])
+        .where(caseInsensitiveEquals(this.dialect, sql.ref('organizers.email'), email, indexed))
+        .orderBy('posts.id')
+        .executeTakeFirst();
+    const row = (await find(true)) ?? (needsUnindexedLookup(this.dialect, email) ? await find(false) : undefined);
     return row?.id;
   }
 
   /** Venues with this name (case-insensitive), not trashed, with their address fields. */
   async venuesNamed(name: string): Promise<{ id: number; address: string; city: string; zip: string; country: string }[]> {
-    return this.db
-      .selectFrom('venues')
-      .innerJoin('posts', 'posts.id', 'venues.post_id')
-      .select(['posts.id as id', 'venues.address', 'venues.city', 'venues.zip', 'venues.country'])
-      .where('posts.status', 'not in', ['trash', 'auto-draft'])
-      .where(this.dialect.lower(sql.ref('posts.title')), '=', name.toLowerCase())
-      .orderBy('posts.id')
-      .execute();
+    const find = (indexed: boolean) =>
+      this.db
+        .selectFrom('venues')
+        .innerJoin('posts', 'posts.id', 'venues.post_id')
+        .select(['posts.id as id', 'venues.address', 'venues.city', 'venues.zip', 'venues.country'])
+        .where('posts.type', '=', 'venue')
+        .where('posts.status', 'not in', ['trash', 'auto-draft'])
+        .where(caseInsensitiveEquals(this.dialect, sql.ref('posts.title'), name, indexed))
+        .orderBy('posts.id')
+        .execute();
+    const found = await find(true);
+    return found.length === 0 && needsUnindexedLookup(this.dialect, name) ? find(false) : found;
   }
 }

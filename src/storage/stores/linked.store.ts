@@ -15,6 +15,7 @@ import type { Database, EventsTable, OrganizersTable, PostsTable, VenuesTable } 
 import type { Dialect } from '../dialects/dialect.js';
 import { type Codec, type ColumnMap, columnMap, flag, nullableNumber } from './columns.js';
 import { likeContains } from './like.js';
+import { caseInsensitiveEquals, needsUnindexedLookup } from './name-match.js';
 import { postColumns } from './post.store.js';
 
 type DetailsTables = { venue: VenuesTable; organizer: OrganizersTable };
@@ -95,11 +96,16 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
 
   /** Not-trashed records whose name (and description, when given) match case-insensitively, oldest first. */
   async findDuplicates(name: string, description?: string): Promise<RecordOf<T>[]> {
-    let q = this.select()
-      .where('posts.status', 'not in', ['trash', 'auto-draft'])
-      .where(this.dialect.lower(sql.ref('posts.title')), '=', name.toLowerCase());
-    if (description !== undefined) q = q.where(this.dialect.lower(sql.ref('posts.content')), '=', description.toLowerCase());
-    return (await q.orderBy('posts.id').execute()).map(this.map);
+    const find = async (indexed: boolean) => {
+      let q = this.select()
+        .where('posts.type', '=', this.type)
+        .where('posts.status', 'not in', ['trash', 'auto-draft'])
+        .where(caseInsensitiveEquals(this.dialect, sql.ref('posts.title'), name, indexed));
+      if (description !== undefined) q = q.where(this.dialect.lower(sql.ref('posts.content')), '=', description.toLowerCase());
+      return (await q.orderBy('posts.id').execute()).map(this.map);
+    };
+    const found = await find(true);
+    return found.length === 0 && needsUnindexedLookup(this.dialect, name) ? find(false) : found;
   }
 
   async insert(post: PostFields, details: DetailsRecordOf<T>): Promise<number> {
