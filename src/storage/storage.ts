@@ -7,7 +7,6 @@ import type { DatabaseConfig } from '../config/config.js';
 import type { LinkedType } from '../domain/linked/linked.js';
 import type { Database } from './database.js';
 import { type Dialect, StorageError, type Versions } from './dialects/dialect.js';
-import { PostgresDialect } from './dialects/postgres.dialect.js';
 import { SqliteDialect } from './dialects/sqlite.dialect.js';
 import { migrate } from './migrations/migrator.js';
 import { EventStore } from './stores/event.store.js';
@@ -100,6 +99,8 @@ export class Storage {
 /** Opens the configured database (it is not migrated yet: call `migrate()`). */
 export async function openStorage(config: DatabaseConfig, options: { poolSize?: number } = {}): Promise<Storage> {
   if (config.dialect === 'sqlite') return new Storage(new SqliteDialect({ path: config.path, synchronous: config.synchronous }));
+  // loaded only for PostgreSQL: the driver is ~16 MB of a SQLite service's memory it would never use
+  const { PostgresDialect } = await import('./dialects/postgres.dialect.js');
   const dialect = new PostgresDialect({ url: config.url, schema: config.schema, max: options.poolSize });
   await dialect.prepare();
   return new Storage(dialect);
