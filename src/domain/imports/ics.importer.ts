@@ -139,7 +139,7 @@ export class IcsImporter {
         results.length = 0;
         for (next = from; next < upto; next++) results.push(await one(this.storage, calendar.items[next]));
       }
-      results.forEach((r, k) => record(calendar.items[from + k], r));
+      for (const [k, r] of results.entries()) record(calendar.items[from + k], r);
       if (Date.now() - lastReport > 500) {
         lastReport = Date.now();
         await onProgress({ done, total, counts: { ...counts }, errors });
