@@ -7,8 +7,9 @@
  *    without an end) against a dataset of as many single events as the first has occurrences and singles, on the
  *    same queries (default list, a month window, a category filter, one occurrence/event): p50 of each, and
  *    the ratio series/singles (target ≤ 1.5);
- * 3. peak RSS of the process, per phase (the kernel's mark reset before each): the serving process only, as
- *    the bulk seeding (a 1 GB page cache on SQLite) runs in a child process of its own (`--seed-child`).
+ * 3. peak RSS per phase (the kernel's mark reset before each): the process that writes (10k-event database,
+ *    then the series through the API), and for reads a fresh process per dataset, as a service started on it
+ *    (`--reads-child`); the bulk seeding (a 1 GB page cache on SQLite) runs in a child of its own (`--seed-child`).
  *
  * `node dist/bench/recurrence.js [--singles N] [--series M] [--dialects sqlite,postgres] [--runs R] [--out DIR]`
  * writes `recurrence-<stamp>.json` (and prints a table) into bench/measured/ by default.
@@ -72,10 +73,18 @@ async function open(dialect: string, name: string, events: number) {
   });
   const storage = await openAt(dialect, location);
   await storage.migrate();
+  let closed = false;
+  const close = async () => {
+    if (!closed) await storage.close();
+    closed = true;
+  };
   return {
     storage,
+    location,
+    /** Closes this process' connection (a reads child opens its own). */
+    close,
     cleanup: async () => {
-      await storage.close();
+      await close();
       if (dialect === 'sqlite') {
         rmSync(join(location, '..'), { recursive: true, force: true });
         return;
@@ -105,8 +114,8 @@ function phase(name: string) {
   resetPeakRss();
 }
 
-async function appFor(storage: Storage) {
-  await new UserService(storage).add({ login: ADMIN.login, role: 'administrator', password: ADMIN.password });
+async function appFor(storage: Storage, addUser = true) {
+  if (addUser) await new UserService(storage).add({ login: ADMIN.login, role: 'administrator', password: ADMIN.password });
   const app = await buildApp(loadConfig({ LOG_LEVEL: 'silent', CACHE_MB: '0' }), storage, { logger: false });
   await app.ready();
   return app;
@@ -114,9 +123,15 @@ async function appFor(storage: Storage) {
 
 type App = Awaited<ReturnType<typeof appFor>>;
 
+/** Writes as the administrator; reads as a visitor (a public calendar's traffic, and no password hashing in it). */
 async function inject(app: App, method: 'GET' | 'POST', url: string, payload?: unknown) {
   const t0 = process.hrtime.bigint();
-  const res = await app.inject({ method, url, headers, payload: payload === undefined ? undefined : JSON.stringify(payload) });
+  const res = await app.inject({
+    method,
+    url,
+    headers: method === 'GET' ? {} : headers,
+    payload: payload === undefined ? undefined : JSON.stringify(payload),
+  });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
   return { ms, body: res.json() };
@@ -190,6 +205,36 @@ if (args.has('seed-child')) {
   process.exit(0);
 }
 
+if (args.has('reads-child')) {
+  // a fresh serving process for one dataset, as a service started on it: its reads and its own peak RSS
+  resetPeakRss();
+  const storage = await openAt(args.get('reads-child') as string, args.get('location') as string);
+  await storage.migrate();
+  await storage.optimize();
+  const app = await appFor(storage, false);
+  const runs = [];
+  for (let r = 0; r < RUNS; r++) runs.push(await readQueries(app, storage));
+  const total = await countOccurrences(storage);
+  await app.close();
+  await storage.close();
+  process.stdout.write(`${JSON.stringify({ runs, total, peakRssMb: peakRssMb() })}\n`);
+  process.exit(0);
+}
+
+/** The reads of a dataset, in a child process of their own (see --reads-child). */
+function readsInChild(dialect: string, location: string): { runs: Record<string, { p50: number; p90: number }>[]; total: number; peakRssMb: number } {
+  const out = execFileSync(
+    process.execPath,
+    [new URL(import.meta.url).pathname, '--reads-child', dialect, '--location', location, '--runs', String(RUNS)],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
+  return JSON.parse(out.trim().split('\n').at(-1) as string);
+}
+
 const results: Record<string, unknown> = {};
 resetPeakRss();
 for (const dialect of DIALECTS) {
@@ -232,31 +277,30 @@ for (const dialect of DIALECTS) {
   try {
     const app = await appFor(withSeries.storage);
     await makeSeries(app, SERIES);
-    await withSeries.storage.optimize();
-    phase(`${dialect}_creating_series`);
-    total = await countOccurrences(withSeries.storage);
-    const reads = [];
-    for (let r = 0; r < RUNS; r++) reads.push(await readQueries(app, withSeries.storage));
-    results[`${dialect}_series_reads`] = { events_and_occurrences: total, runs: reads };
     await app.close();
+    await withSeries.close();
+    phase(`${dialect}_creating_series`);
+    const reads = readsInChild(dialect, withSeries.location);
+    total = reads.total;
+    peaks[`${dialect}_series_reads (own process)`] = reads.peakRssMb;
+    console.log(`  ${dialect}_series_reads (own process): peak RSS ${reads.peakRssMb} MB`);
+    results[`${dialect}_series_reads`] = { events_and_occurrences: total, runs: reads.runs };
   } finally {
     await withSeries.cleanup();
   }
 
   console.log(`[${dialect}] reads: ${total} singles`);
-  phase(`${dialect}_series_reads`);
   const singles = await open(dialect, 'singles', total);
   try {
-    await singles.storage.optimize();
-    const app = await appFor(singles.storage);
-    const reads = [];
-    for (let r = 0; r < RUNS; r++) reads.push(await readQueries(app, singles.storage));
-    results[`${dialect}_singles_reads`] = { events: total, runs: reads };
-    await app.close();
+    await singles.close();
+    const reads = readsInChild(dialect, singles.location);
+    peaks[`${dialect}_singles_reads (own process)`] = reads.peakRssMb;
+    console.log(`  ${dialect}_singles_reads (own process): peak RSS ${reads.peakRssMb} MB`);
+    results[`${dialect}_singles_reads`] = { events: total, runs: reads.runs };
   } finally {
     await singles.cleanup();
   }
-  phase(`${dialect}_singles_reads`);
+  resetPeakRss();
 
   const s = results[`${dialect}_series_reads`] as { runs: Record<string, { p50: number }>[] };
   const b = results[`${dialect}_singles_reads`] as { runs: Record<string, { p50: number }>[] };

@@ -235,10 +235,14 @@ export class SqliteDialect implements Dialect {
       if (done.length >= MAX_GROUP) break;
       const job = this.pendingWrites.shift();
       if (!job) break;
+      // A savepoint protects what earlier jobs of this round wrote; the first job needs none (its failure rolls
+      // back the whole transaction, which holds nothing else). A savepoint keeps the original of every page it
+      // changes in memory until it ends: for a series' ~1,800 occurrences in a large database, over 100 MB.
+      const protect = done.length > 0;
       try {
-        await sql`savepoint write`.execute(conn);
+        if (protect) await sql`savepoint write`.execute(conn);
         const result = await job.fn(conn);
-        await sql`release write`.execute(conn);
+        if (protect) await sql`release write`.execute(conn);
         done.push({ job, result });
       } catch (error) {
         job.reject(error);
@@ -247,8 +251,18 @@ export class SqliteDialect implements Dialect {
           this.pendingWrites.unshift(...done.map((d) => d.job));
           return;
         }
-        await sql`rollback to write`.execute(conn);
-        await sql`release write`.execute(conn);
+        if (protect) {
+          await sql`rollback to write`.execute(conn);
+          await sql`release write`.execute(conn);
+        } else {
+          await sql`rollback`.execute(conn);
+          try {
+            await sql`begin immediate`.execute(conn);
+          } catch (again) {
+            for (const next of this.pendingWrites.splice(0)) next.reject(again);
+            return;
+          }
+        }
       }
     }
     try {
