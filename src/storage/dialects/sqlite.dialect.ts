@@ -237,7 +237,7 @@ export class SqliteDialect implements Dialect {
       if (!job) break;
       // A savepoint protects what earlier jobs of this round wrote; the first job needs none (its failure rolls
       // back the whole transaction, which holds nothing else). A savepoint keeps the original of every page it
-      // changes in memory until it ends: for a series' ~1,800 occurrences in a large database, over 100 MB.
+      // changes in memory until it ends (tens of MB for a series' ~1,800 occurrences in a large database).
       const protect = done.length > 0;
       try {
         if (protect) await sql`savepoint write`.execute(conn);
