@@ -334,7 +334,14 @@ export class EventService {
     const { events, total } = await this.storage.events.list(
       {
         visibility: listVisibility(actor),
-        overlap: { fromUtc: formatUtcMs(fromMs), toUtc: formatUtcMs(toMs), fromWall: wall(q.start, fromMs), toWall: wall(q.end, toMs) },
+        overlap: {
+          fromUtc: formatUtcMs(fromMs),
+          toUtc: formatUtcMs(toMs),
+          fromWall: wall(q.start, fromMs),
+          toWall: wall(q.end, toMs),
+          nearFrom: formatUtcMs(fromMs - 86_400_000),
+          nearTo: formatUtcMs(toMs + 86_400_000),
+        },
         ...plainFilters({ ...q, page: 1, perPage: q.limit, strictDates: true, geolocDistance: 50 }),
         search: q.search ? parseSearch(q.search) : undefined,
         termGroups: [q.categories, q.tags].filter((g): g is readonly number[] => Array.isArray(g)),

@@ -269,6 +269,9 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     }
     if (f.overlap) {
       const o = f.overlap;
+      // implied by both branches below (a wall clock is within a day of its instant; the range's wall clock too),
+      // but on columns of the listing index, which can then answer them without reading rows
+      c.push(eb('events.start_date', '<', o.nearTo), eb('events.end_date', '>=', o.nearFrom));
       // an all-day event's stored end is its last day's 23:59:59, so `end >= from` is "its exclusive end (the next
       // midnight) is after from"
       c.push(
