@@ -20,6 +20,7 @@ import { clientErrorHandler, registerRateLimit } from './http/plugins/limits.plu
 import { RouteRegistry } from './http/route.js';
 import { termRoutes } from './http/routes/categories-tags/index.js';
 import { docRoutes } from './http/routes/doc/index.js';
+import { feedRoutes } from './http/routes/events/feed.routes.js';
 import { icalRoutes } from './http/routes/events/ical.routes.js';
 import { eventRoutes } from './http/routes/events/index.js';
 import { registerServiceRoutes } from './http/routes/health/index.js';
@@ -72,6 +73,7 @@ export function createRegistry(): RouteRegistry {
   registry.add(...termRoutes(TAGS));
   // features the original lacks, after its own routes (FEATURES.md §0 C3)
   registry.add(...icalRoutes());
+  registry.add(...feedRoutes());
   registry.add(...importRoutes());
   return registry;
 }

@@ -169,6 +169,9 @@ const VALID: Record<string, () => string> = {
   venue: () => `Fuzz venue ${++uniqueCounter}`,
   organizer: () => `Fuzz organizer ${++uniqueCounter}`,
   name: () => `Fuzz term ${++uniqueCounter}`,
+  // the FullCalendar feed's range
+  start: () => '2027-03-01T00:00:00Z',
+  end: () => '2027-04-01T00:00:00Z',
 };
 
 /** Percent-encodes the UTF-8 bytes (lone surrogates become U+FFFD); `RAW:` strings go through untouched. */

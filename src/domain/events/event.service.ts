@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Storage } from '../../storage/storage.js';
 import type { ImageRecord } from '../../storage/stores/image.store.js';
-import { formatUtcMs, formatWall, getZone, msToWall, parseWall, utcMsToZonedWall, wallToMs } from '../../time/zones.js';
+import type { IsoBound } from '../../time/iso-bound.js';
+import { formatUtcMs, formatWall, getZone, msToWall, parseWall, utcMsToZonedWall, wallToMs, zonedWallToUtcMs } from '../../time/zones.js';
 import { type Actor, isAuthenticated } from '../actor.js';
 import { errors } from '../errors.js';
 import type { OrganizerRecord, VenueRecord } from '../linked/linked.js';
@@ -96,6 +97,32 @@ export type CalendarQuery = Omit<EventListQuery, 'page' | 'perPage' | 'geolocDis
   readonly strictDates?: boolean;
   readonly limit: number;
 };
+
+/**
+ * A FullCalendar request (FEATURES.md §5.3): its range `[start, end)` as written, the zone of the answer (absent
+ * or `local`: each event's own), and the list's filters.
+ */
+export interface FeedQuery {
+  readonly start: IsoBound;
+  readonly end: IsoBound;
+  readonly timeZone?: string | null;
+  readonly search?: string | null;
+  readonly categories?: readonly number[] | null;
+  readonly tags?: readonly number[] | null;
+  readonly venues?: readonly number[] | null;
+  readonly organizers?: readonly number[] | null;
+  readonly featured?: boolean | null;
+  readonly limit: number;
+}
+
+export interface FeedPage {
+  /** Occurrences and single events overlapping the range, by start instant, at most `limit`. */
+  readonly items: readonly EventView[];
+  /** How many overlap it in all. */
+  readonly total: number;
+  /** The zone times are given in; undefined: each event's own. */
+  readonly zone: string | undefined;
+}
 
 export interface EventPage {
   readonly items: readonly EventView[];
@@ -283,6 +310,47 @@ export class EventService {
       if (row) out.set(o.id, { kind: 'occurrence', ...SeriesKeeper.describe(row, o.allDay) });
     }
     return out;
+  }
+
+  // ---- FullCalendar --------------------------------------------------------------------------------------
+
+  /**
+   * The events a FullCalendar view of `[start, end)` shows (FEATURES.md §5.3): what the caller may list, series
+   * expanded, overlapping the range as FullCalendar counts it (an event ending exactly at `start` is out). Bounds
+   * without an offset are read in `timeZone` (or, without one, the site's).
+   */
+  async feed(actor: Actor, q: FeedQuery): Promise<FeedPage> {
+    const named = q.timeZone && q.timeZone.toLowerCase() !== 'local' ? canonicalZoneName(q.timeZone) : undefined;
+    const zone = getZone(named ?? this.siteZone);
+    const instant = (b: IsoBound) => (b.offsetMinutes === undefined ? zonedWallToUtcMs(b.wall, zone) : wallToMs(b.wall) - b.offsetMinutes * 60_000);
+    const [fromMs, toMs] = [instant(q.start), instant(q.end)];
+    if (toMs <= fromMs) throw errors.invalidParam('end', 'Invalid parameter(s): end (it must be after start).');
+    // the days of all-day events are compared with the range's wall clock: in the zone asked for, or as written
+    // (FullCalendar in the browser's zone sends its local midnight with that day's offset)
+    const wall = (b: IsoBound, ms: number) => formatWall(named ? utcMsToZonedWall(ms, zone) : b.wall);
+    const nowMs = this.clock();
+    // all-day days float up to 14 hours either side of UTC: a day more covers them
+    await this.reach(formatUtcMs(toMs + 86_400_000), nowMs);
+    const { events, total } = await this.storage.events.list(
+      {
+        visibility: listVisibility(actor),
+        overlap: {
+          fromUtc: formatUtcMs(fromMs),
+          toUtc: formatUtcMs(toMs),
+          fromWall: wall(q.start, fromMs),
+          toWall: wall(q.end, toMs),
+          nearFrom: formatUtcMs(fromMs - 86_400_000),
+          nearTo: formatUtcMs(toMs + 86_400_000),
+        },
+        ...plainFilters({ ...q, page: 1, perPage: q.limit, strictDates: true, geolocDistance: 50 }),
+        search: q.search ? parseSearch(q.search) : undefined,
+        termGroups: [q.categories, q.tags].filter((g): g is readonly number[] => Array.isArray(g)),
+        orderByStartUtc: true,
+      },
+      q.limit,
+      0,
+    );
+    return { items: await this.views(events, actor), total, zone: named };
   }
 
   // ---- iCalendar -----------------------------------------------------------------------------------------

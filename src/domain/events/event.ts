@@ -154,4 +154,20 @@ export interface EventListFilter extends PlainFilters {
   readonly seriesOnce?: boolean;
   /** With postParent: the series' cancelled occurrences too. */
   readonly withCancelled?: boolean;
+  /**
+   * FullCalendar's window (FEATURES.md §5.3), `[from, to)`: timed events whose instants overlap it (UTC, stored
+   * format), all-day events whose days overlap its wall clock (their dates float: a day is the same day in every
+   * zone). A zero-length event at `from` is in it.
+   */
+  readonly overlap?: {
+    readonly fromUtc: string;
+    readonly toUtc: string;
+    readonly fromWall: string;
+    readonly toWall: string;
+    /** A day either side of the range (stored format): every overlapping event's wall clock is within them. */
+    readonly nearFrom: string;
+    readonly nearTo: string;
+  };
+  /** Order by the start instant instead of the start's wall clock (events of several zones in one answer). */
+  readonly orderByStartUtc?: boolean;
 }

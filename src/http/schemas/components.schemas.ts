@@ -2,7 +2,7 @@
  * The named parts of the response objects (CONTRACT.md §1.2, §2): what events, venues, organizers and terms
  * embed. `/doc` lists each under its title; serializers take their types from these.
  */
-import { type Static, Type } from '@sinclair/typebox';
+import { type Static, type TInteger, type TString, Type } from '@sinclair/typebox';
 
 /** The post's status and dates, as every post object carries them (in this order). */
 export const postDates = {
@@ -88,3 +88,6 @@ export type ImageResponse = Static<typeof ImageSchema>;
 export type CostDetails = Static<typeof CostDetailsSchema>;
 export type TermUrls = Static<typeof TermUrlsSchema>;
 export type EmbeddedTerm = Static<typeof EmbeddedTermSchema>;
+
+/** A string or integer that may be null (OpenAPI 3.0's `nullable`: the document has no `null` type). */
+export const Nullable = <T extends TString | TInteger>(schema: T) => Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });

@@ -267,6 +267,24 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       c.push(eb('events.kind', '<>', 'series'));
       for (const [col, op, v] of windowConditions(f, 'events')) c.push(eb(col as 'events.start_date', op, v));
     }
+    if (f.overlap) {
+      const o = f.overlap;
+      // implied by both branches below (a wall clock is within a day of its instant; the range's wall clock too),
+      // but on columns of the listing index, which can then answer them without reading rows
+      c.push(eb('events.start_date', '<', o.nearTo), eb('events.end_date', '>=', o.nearFrom));
+      // an all-day event's stored end is its last day's 23:59:59, so `end >= from` is "its exclusive end (the next
+      // midnight) is after from"
+      c.push(
+        eb.or([
+          eb.and([
+            eb('events.all_day', '=', 0),
+            eb('events.start_utc', '<', o.toUtc),
+            eb.or([eb('events.end_utc', '>', o.fromUtc), eb('events.start_utc', '=', o.fromUtc)]),
+          ]),
+          eb.and([eb('events.all_day', '=', 1), eb('events.start_date', '<', o.toWall), eb('events.end_date', '>=', o.fromWall)]),
+        ]),
+      );
+    }
     if (f.featured !== undefined) c.push(eb('events.featured', '=', f.featured ? 1 : 0));
     if (f.include) c.push(f.include.length > 0 ? eb('events.post_id', 'in', [...f.include]) : sql<SqlBool>`1 = 0`);
     if (f.postParent !== undefined) c.push(eb('posts.parent_id', '=', f.postParent));
@@ -410,7 +428,8 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       return { events: ids.map((id) => byId.get(id)).filter((r): r is EventRecord => r !== undefined), total };
     }
     let q = this.base().where((eb) => this.conditions(eb, filter));
-    q = filter.orderByDate ? q.orderBy('posts.date_utc').orderBy('posts.id') : q.orderBy('events.start_date').orderBy('posts.id');
+    if (filter.orderByDate) q = q.orderBy('posts.date_utc').orderBy('posts.id');
+    else q = q.orderBy(filter.orderByStartUtc ? 'events.start_utc' : 'events.start_date').orderBy('posts.id');
     const rows = await q.limit(limit).offset(offset).execute();
     return { events: rows.map(toRecord), total };
   }

@@ -7,8 +7,10 @@ import { Type } from '@sinclair/typebox';
 import type { Actor } from '../../../domain/actor.js';
 import { ApiError } from '../../../domain/errors.js';
 import type { EventInput, EventListQuery, LinkedRef } from '../../../domain/events/event.js';
+import type { FeedQuery } from '../../../domain/events/event.service.js';
 import type { LinkedType } from '../../../domain/linked/linked.js';
 import type { Services } from '../../../domain/services.js';
+import { parseIsoBound } from '../../../time/iso-bound.js';
 import { isValidTimeZone } from '../../../time/zones.js';
 import { pageArg, perPageArg } from '../../collection.js';
 import { type ArgContext, accept, arg, argsFor, Invalid, invalid, nonEmptyString, required, resolveArgs, withDefault } from '../../params.js';
@@ -303,3 +305,40 @@ export const icalFeedArgs = {
 
 /** `download` of the per-event .ics routes. */
 export const icalDownloadArg = { download: icalFeedArgs.download } as const;
+
+/** The most events one FullCalendar answer holds. */
+export const FEED_MAX = 5000;
+
+const boundArg = (description: string) =>
+  arg(Type.String({ description }), {
+    required: true,
+    check: (v: string) => {
+      const bound = parseIsoBound(v);
+      return bound ? accept(bound) : invalid();
+    },
+  });
+
+/**
+ * Arguments of the FullCalendar feed `GET /events/feed` (FEATURES.md §5.3): the range and zone FullCalendar
+ * sends (its parameter names), the list's filters, and `limit`.
+ */
+export const feedArgs = argsFor<FeedQuery>()({
+  start: boundArg('Start of the range (inclusive): an ISO 8601 date or date-time; without an offset it is read in timeZone (or the site zone).'),
+  end: boundArg('End of the range (exclusive), in the same forms.'),
+  timeZone: arg(
+    Type.String({
+      description:
+        "The zone of the answer's times (and of start/end without an offset): an IANA name, UTC, or `local` (absent: each event's own zone).",
+    }),
+    { check: (v: string) => (v.toLowerCase() === 'local' || isValidTimeZone(v) ? undefined : invalid()) },
+  ),
+  search: eventListArgs.search,
+  categories: eventListArgs.categories,
+  tags: eventListArgs.tags,
+  venue: eventListArgs.venue,
+  organizer: eventListArgs.organizer,
+  featured: eventListArgs.featured,
+  limit: arg(Type.Integer({ minimum: 1, maximum: FEED_MAX, description: 'The most events (occurrences count one each) in the answer.' }), {
+    default: FEED_MAX,
+  }),
+});

@@ -1,6 +1,6 @@
 /** Response schemas of the event routes: the Event object of CONTRACT.md §2.1 and the list envelope. */
 import { type Static, Type } from '@sinclair/typebox';
-import { CostDetailsSchema, DateDetailsSchema, EmbeddedTermSchema, ImageSchema, postDates } from '../../schemas/components.schemas.js';
+import { CostDetailsSchema, DateDetailsSchema, EmbeddedTermSchema, ImageSchema, Nullable, postDates } from '../../schemas/components.schemas.js';
 import { OrganizerSchema, VenueSchema } from '../venues-organizers/venues-organizers.schemas.js';
 
 const details = DateDetailsSchema;
@@ -92,3 +92,39 @@ export const EventListSchema = Type.Object({
   total: Type.Integer(),
   total_pages: Type.Integer(),
 });
+
+/** What FullCalendar's event objects carry beside their own keys (`extendedProps`). */
+export const FeedEventPropsSchema = Type.Object({
+  venue: Nullable(Type.String({ description: "The venue's name (null: none, or the caller may not read it)." })),
+  organizers: Type.Array(Type.String(), { description: "The organizers' names." }),
+  categories: Type.Array(Type.String(), { description: 'Category slugs.' }),
+  tags: Type.Array(Type.String(), { description: 'Tag slugs.' }),
+  cost: Type.String({ description: 'The cost as the event object shows it.' }),
+  featured: Type.Boolean(),
+  timezone: Type.String({ description: "The event's own time zone." }),
+  rest_url: Type.String({ format: 'uri', description: 'The event (or occurrence) in this API.' }),
+  series_id: Type.Optional(Type.Integer({ description: 'Occurrences: their series.' })),
+  occurrence_key: Type.Optional(Type.String({ description: 'Occurrences: the stable key of the instance.' })),
+});
+
+/**
+ * One item of the FullCalendar feed (FEATURES.md §5.3): an Event Object as FullCalendar reads it
+ * (https://fullcalendar.io/docs/event-object).
+ */
+export const FeedEventSchema = Type.Object(
+  {
+    id: Type.String({ description: 'The event or occurrence id.' }),
+    groupId: Type.Optional(Type.String({ description: 'Occurrences: the id of their series (FullCalendar moves a group together).' })),
+    title: Type.String(),
+    start: Type.String({
+      description: "ISO 8601: a date for all-day events; else a date-time with the offset of timeZone (or of the event's zone).",
+    }),
+    end: Type.String({ description: 'The same; for all-day events the day after the last one (FullCalendar ends are exclusive).' }),
+    allDay: Type.Boolean(),
+    url: Type.String({ format: 'uri', description: "The event's page." }),
+    extendedProps: FeedEventPropsSchema,
+  },
+  { title: 'FeedEvent' },
+);
+
+export type FeedEvent = Static<typeof FeedEventSchema>;

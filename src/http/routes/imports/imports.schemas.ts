@@ -1,8 +1,6 @@
 /** Response schemas of import jobs (FEATURES.md §3.4). */
-import { type Static, type TInteger, type TString, Type } from '@sinclair/typebox';
-
-/** A string or integer that may be null (OpenAPI 3.0's `nullable`: the document has no `null` type). */
-const Nullable = <T extends TString | TInteger>(schema: T) => Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
+import { type Static, Type } from '@sinclair/typebox';
+import { Nullable } from '../../schemas/components.schemas.js';
 
 export const ImportErrorSchema = Type.Object({
   uid: Nullable(Type.String({ description: 'The UID of the VEVENT that failed, when it has one.' })),
