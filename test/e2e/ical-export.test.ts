@@ -65,7 +65,7 @@ describe('iCalendar export', () => {
   });
 
   it('escapes text so that it round-trips exactly, and folds without splitting a character (case 2)', async () => {
-    const title = 'Jazz; blues, and \\ backslash\nsecond line 🎷 — ' + 'é'.repeat(60);
+    const title = `Jazz; blues, and \\ backslash\nsecond line 🎷 — ${'é'.repeat(60)}`;
     const e = await create({ title, start_date: '2027-04-01 20:00:00', end_date: '2027-04-01 22:00:00' });
     const { events, res } = await feed(`/events/${e.id}.ics`);
     assert.equal(events.length, 1);
