@@ -137,8 +137,8 @@ async function inject(app: App, method: 'GET' | 'POST', url: string, payload?: u
   return { ms, body: res.json() };
 }
 
-/** Creates `count` series through the API: daily, weekly and monthly in turn, a third without an end. */
-async function makeSeries(app: App, count: number): Promise<number> {
+/** Creates `count` series through the API (over loopback HTTP: see fetchGet): daily, weekly and monthly in turn, a third without an end. */
+async function makeSeries(base: string, count: number): Promise<number> {
   const random = rng(7);
   let occurrences = 0;
   for (let i = 0; i < count; i++) {
@@ -147,7 +147,7 @@ async function makeSeries(app: App, count: number): Promise<number> {
     const countPart = freq === 'DAILY' ? 100 + Math.floor(random() * 200) : freq === 'WEEKLY' ? 52 + Math.floor(random() * 100) : 24;
     const dayOffset = Math.floor(random() * 700) - 350;
     const start = new Date(Date.now() + dayOffset * 86_400_000).toISOString().slice(0, 10);
-    await inject(app, 'POST', `${NS}/events`, {
+    const body = {
       title: `Series ${i} jazz`,
       timezone: ['America/New_York', 'Europe/Berlin', 'Asia/Kolkata'][i % 3],
       start_date: `${start} 18:00:00`,
@@ -155,7 +155,10 @@ async function makeSeries(app: App, count: number): Promise<number> {
       categories: [`category-${i % 50}`],
       tags: [`tag-${i % 200}`],
       recurrence: [unbounded ? `RRULE:FREQ=${freq}` : `RRULE:FREQ=${freq};COUNT=${countPart}`],
-    });
+    };
+    const res = await fetch(`${base}${NS}/events`, { method: 'POST', headers, body: JSON.stringify(body) });
+    await res.arrayBuffer();
+    if (res.status !== 201) throw new Error(`POST /events: ${res.status}`);
     occurrences += unbounded ? 0 : countPart;
     if (i === 0 || (i + 1) % 50 === 0 || i === count - 1) progress('  series', i + 1, count);
   }
@@ -171,7 +174,22 @@ async function countOccurrences(storage: Storage): Promise<number> {
   return Number(row.n);
 }
 
-async function readQueries(app: App, storage: Storage) {
+/**
+ * A GET over loopback HTTP to a listening service (the reads child): `app.inject()` keeps every response's
+ * buffer alive (measured: +62 MB of ArrayBuffers after 200 reads of 50 events, none over HTTP), which would be
+ * counted as the service's memory.
+ */
+async function fetchGet(base: string, url: string) {
+  const t0 = process.hrtime.bigint();
+  const res = await fetch(`${base}${url}`);
+  await res.arrayBuffer();
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (res.status >= 300) throw new Error(`GET ${url}: ${res.status}`);
+  return { ms };
+}
+
+async function readQueries(app: App, storage: Storage, base?: string) {
+  const get = (url: string) => (base ? fetchGet(base, url) : inject(app, 'GET', url));
   const month = new Date(Date.now() + 60 * 86_400_000).toISOString().slice(0, 7);
   const one = await storage.db
     .selectFrom('events')
@@ -189,9 +207,9 @@ async function readQueries(app: App, storage: Storage) {
   };
   const out: Record<string, { p50: number; p90: number }> = {};
   for (const [name, url] of Object.entries(queries)) {
-    for (let w = 0; w < 5; w++) await inject(app, 'GET', url);
+    for (let w = 0; w < 5; w++) await get(url);
     const times: number[] = [];
-    for (let r = 0; r < 60; r++) times.push((await inject(app, 'GET', url)).ms);
+    for (let r = 0; r < 60; r++) times.push((await get(url)).ms);
     out[name] = { p50: p(times, 0.5), p90: p(times, 0.9) };
   }
   return out;
@@ -212,8 +230,10 @@ if (args.has('reads-child')) {
   await storage.migrate();
   await storage.optimize();
   const app = await appFor(storage, false);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   const runs = [];
-  for (let r = 0; r < RUNS; r++) runs.push(await readQueries(app, storage));
+  for (let r = 0; r < RUNS; r++) runs.push(await readQueries(app, storage, base));
   const total = await countOccurrences(storage);
   await app.close();
   await storage.close();
@@ -276,7 +296,8 @@ for (const dialect of DIALECTS) {
   let total = 0;
   try {
     const app = await appFor(withSeries.storage);
-    await makeSeries(app, SERIES);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    await makeSeries(`http://127.0.0.1:${(app.server.address() as { port: number }).port}`, SERIES);
     await app.close();
     await withSeries.close();
     phase(`${dialect}_creating_series`);
