@@ -4,7 +4,6 @@
  * then a summary table.
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import type { Config } from '../config/config.js';
 import { type Actor, isRole } from '../domain/actor.js';
@@ -12,7 +11,7 @@ import { ApiError } from '../domain/errors.js';
 import type { UpdateAuthority } from '../domain/imports/ics.importer.js';
 import { createServices } from '../domain/services.js';
 import { openStorage } from '../storage/storage.js';
-import { UsageError } from './users.command.js';
+import { parseCommand, UsageError } from './users.command.js';
 
 const UPDATES: Record<string, UpdateAuthority> = { overwrite: 'overwrite', retain: 'retain', preserve: 'preserve_local_changes' };
 
@@ -25,13 +24,7 @@ export async function importCommand(config: Config, argv: string[]): Promise<num
     update: { type: 'string' },
     as: { type: 'string' },
   } as const;
-  let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof options }>>;
-  try {
-    parsed = parseArgs({ args: rest, allowPositionals: true, options });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommand(rest, options);
   if (positionals.length !== 1) throw new UsageError('import ics takes one FILE or URL');
   const target = positionals[0];
   const status = values.status ?? 'publish';

@@ -5,6 +5,17 @@ import { openStorage } from '../storage/storage.js';
 
 export class UsageError extends Error {}
 
+type Options = NonNullable<Parameters<typeof parseArgs>[0]>['options'] & {};
+
+/** A command's flags and positionals (node:util parseArgs); a malformed command line is a UsageError. */
+export function parseCommand<const O extends Options>(args: string[], options: O) {
+  try {
+    return parseArgs({ args, allowPositionals: true, options });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
 function printPassword(login: string, password: string, generated: boolean): void {
   if (generated) {
     process.stdout.write(`application password for ${login} (shown once, store it now):\n${password}\n`);
@@ -20,13 +31,7 @@ export async function usersCommand(config: Config, argv: string[]): Promise<numb
     email: { type: 'string' },
     'app-password': { type: 'string' },
   } as const;
-  let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof options }>>;
-  try {
-    parsed = parseArgs({ args: rest, allowPositionals: true, options });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommand(rest, options);
   const login = positionals[0];
   const needLogin = () => {
     if (login === undefined || positionals.length !== 1) throw new UsageError(`users ${sub} takes exactly one LOGIN`);

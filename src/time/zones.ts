@@ -310,6 +310,16 @@ export function formatWall(w: WallTime): string {
   return `${y}-${pad2(w.month)}-${pad2(w.day)} ${pad2(w.hour)}:${pad2(w.minute)}:${pad2(w.second)}`;
 }
 
+/** A wall time in iCalendar's basic form (RFC 5545 §3.3.5): `YYYYMMDDTHHMMSS`. */
+export function compactWall(w: WallTime): string {
+  return formatWall(w).replace(/[-:]/g, '').replace(' ', 'T');
+}
+
+/** A wall time's date in iCalendar's basic form (RFC 5545 §3.3.4): `YYYYMMDD`. */
+export function compactDate(w: WallTime): string {
+  return compactWall(w).slice(0, 8);
+}
+
 export function parseWall(s: string): WallTime {
   const m = /^(-?\d{4,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(s);
   if (!m) throw new Error(`not a stored date-time: ${s}`);

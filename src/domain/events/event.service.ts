@@ -102,16 +102,10 @@ export type CalendarQuery = Omit<EventListQuery, 'page' | 'perPage' | 'geolocDis
  * A FullCalendar request (FEATURES.md §5.3): its range `[start, end)` as written, the zone of the answer (absent
  * or `local`: each event's own), and the list's filters.
  */
-export interface FeedQuery {
+export interface FeedQuery extends Pick<EventListQuery, 'search' | 'categories' | 'tags' | 'venues' | 'organizers' | 'featured'> {
   readonly start: IsoBound;
   readonly end: IsoBound;
   readonly timeZone?: string | null;
-  readonly search?: string | null;
-  readonly categories?: readonly number[] | null;
-  readonly tags?: readonly number[] | null;
-  readonly venues?: readonly number[] | null;
-  readonly organizers?: readonly number[] | null;
-  readonly featured?: boolean | null;
   readonly limit: number;
 }
 

@@ -14,7 +14,7 @@
 import { RRuleTemporal } from 'rrule-temporal';
 import { toText } from 'rrule-temporal/totext';
 import { Temporal } from 'temporal-polyfill';
-import { formatWall, msToWall, parseWall, type WallTime, wallToMs, type Zone, zonedWallToUtcMs } from '../../time/zones.js';
+import { compactDate, compactWall, formatWall, msToWall, parseWall, type WallTime, wallToMs, type Zone, zonedWallToUtcMs } from '../../time/zones.js';
 
 /** The most instances a bounded series may have (FEATURES.md §1.5). */
 export const MAX_BOUNDED_INSTANCES = 5000;
@@ -70,8 +70,6 @@ function wallOf(y: string, mo: string, d: string, h = '0', mi = '0', s = '0'): W
   return w;
 }
 
-const compact = (w: WallTime) => formatWall(w).replace(/[-:]/g, '').replace(' ', 'T');
-const compactDate = (w: WallTime) => compact(w).slice(0, 8);
 const midnight = (w: WallTime): WallTime => ({ ...w, hour: 0, minute: 0, second: 0 });
 
 /**
@@ -255,10 +253,10 @@ function normalUntil(v: string, frame: SeriesFrame): string {
     // zone skipped (Pacific/Apia's 2011-12-30, whose 23:59:59 moves forward with the gap to 31 December 23:59:59,
     // taking in that whole day; found by recurrence.oracle.test.ts)
     const nextDay = msToWall(wallToMs(wallOf(m[1], m[2], m[3]) as WallTime) + 86_400_000);
-    return `${compact(msToWall(zonedWallToUtcMs(nextDay, frame.zone) - 1000))}Z`;
+    return `${compactWall(msToWall(zonedWallToUtcMs(nextDay, frame.zone) - 1000))}Z`;
   }
   if (m[7] === 'Z') return v;
-  return `${compact(msToWall(zonedWallToUtcMs(readWhen(v, undefined, frame, 'UNTIL'), frame.zone)))}Z`;
+  return `${compactWall(msToWall(zonedWallToUtcMs(readWhen(v, undefined, frame, 'UNTIL'), frame.zone)))}Z`;
 }
 
 function tooMany(): RecurrenceError {
@@ -268,8 +266,8 @@ function tooMany(): RecurrenceError {
 /** How a date of the series is written back: a date (all-day), the zone's wall time (IANA zones), or UTC. */
 function writeWhen(w: WallTime, frame: SeriesFrame): string {
   if (frame.allDay) return `;VALUE=DATE:${compactDate(w)}`;
-  if (frame.zone.name.includes('/')) return `;TZID=${frame.zone.name}:${compact(w)}`;
-  return `:${compact(msToWall(zonedWallToUtcMs(w, frame.zone)))}Z`;
+  if (frame.zone.name.includes('/')) return `;TZID=${frame.zone.name}:${compactWall(w)}`;
+  return `:${compactWall(msToWall(zonedWallToUtcMs(w, frame.zone)))}Z`;
 }
 
 /**
@@ -356,7 +354,7 @@ export function splitRecurrence(rec: Recurrence, frame: SeriesFrame, at: Instanc
   } else if (rec.rule) {
     const end = frame.allDay
       ? compactDate(msToWall(atMs - 86_400_000))
-      : `${compact(msToWall(zonedWallToUtcMs(at.originalWall, frame.zone) - 1000))}Z`;
+      : `${compactWall(msToWall(zonedWallToUtcMs(at.originalWall, frame.zone) - 1000))}Z`;
     beforeRule = `${rec.rule.replace(/;UNTIL=[^;]*/, '')};UNTIL=${end}`;
   }
   const side = (rule: string | undefined, keep: (w: WallTime) => boolean): Recurrence => {
@@ -398,7 +396,7 @@ function floatingRule(rec: Recurrence, frame: SeriesFrame, purpose: 'expand' | '
     const ms = wallToMs(utc);
     const around = purpose === 'expand' ? [ms - 86_400_000, ms, ms + 86_400_000] : [ms];
     const offset = Math.max(...around.map((at) => frame.zone.offsetAt(at)));
-    return `UNTIL=${compact(msToWall(ms + offset * 60_000))}Z`;
+    return `UNTIL=${compactWall(msToWall(ms + offset * 60_000))}Z`;
   });
   return new RRuleTemporal({
     rruleString: rule,
@@ -512,7 +510,7 @@ function generate<T>(run: () => T): T {
 /** The stable, opaque key of an instance: `{series}_{YYYYMMDDTHHMMSSZ}` (all-day: `{series}_{YYYYMMDD}`). */
 export function occurrenceKey(seriesId: number, originalUtc: string, allDay: boolean, originalWall?: WallTime): string {
   if (allDay && originalWall) return `${seriesId}_${compactDate(originalWall)}`;
-  return `${seriesId}_${compact(parseWall(originalUtc))}Z`;
+  return `${seriesId}_${compactWall(parseWall(originalUtc))}Z`;
 }
 
 /** The recurrence in words ("every week on Monday for 10 times"), for people reading the API. */

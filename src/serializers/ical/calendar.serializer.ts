@@ -10,7 +10,7 @@ import type { CalendarEntry, EventView } from '../../domain/events/event.service
 import { parseRecurrence, type Recurrence } from '../../domain/events/recurrence.js';
 import { frameOf } from '../../domain/events/series.js';
 import type { Urls } from '../../http/urls.js';
-import { getZone, parseWall, type WallTime, wallToMs, zonedWallToUtcMs } from '../../time/zones.js';
+import { compactDate, compactWall, getZone, msToWall, parseWall, type WallTime, wallToMs, zonedWallToUtcMs } from '../../time/zones.js';
 import { eventPermalink } from '../event.serializer.js';
 import { escapeText, IcalWriter } from './ical-writer.js';
 
@@ -23,23 +23,8 @@ export interface IcalCalendarInfo {
   readonly refresh?: string;
 }
 
-const pad = (n: number, width = 2) => String(n).padStart(width, '0');
-const compactDate = (w: WallTime) => `${pad(w.year, 4)}${pad(w.month)}${pad(w.day)}`;
-const compactWall = (w: WallTime) => `${compactDate(w)}T${pad(w.hour)}${pad(w.minute)}${pad(w.second)}`;
-const compactUtc = (ms: number) => `${compactWall(msToUtcWall(ms))}Z`;
+const compactUtc = (ms: number) => `${compactWall(msToWall(ms))}Z`;
 const storedUtc = (value: string) => `${compactWall(parseWall(value))}Z`;
-
-function msToUtcWall(ms: number): WallTime {
-  const d = new Date(ms);
-  return {
-    year: d.getUTCFullYear(),
-    month: d.getUTCMonth() + 1,
-    day: d.getUTCDate(),
-    hour: d.getUTCHours(),
-    minute: d.getUTCMinutes(),
-    second: d.getUTCSeconds(),
-  };
-}
 
 const UTC_NAMES = new Set(['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Z', 'Etc/Universal', 'Universal', 'Zulu']);
 const vtimezones = new Map<string, { tzid: string; block: string } | null>();
@@ -126,7 +111,7 @@ function writeEvent(w: IcalWriter, view: EventView, urls: Urls, info: IcalCalend
   w.raw('LAST-MODIFIED', storedUtc(e.modifiedUtc));
   when(w, 'DTSTART', parseWall(e.startDate), form);
   // all-day: DTEND is the day after the last one (exclusive, RFC 5545 §3.6.1)
-  if (form.allDay) when(w, 'DTEND', msToUtcWall(wallToMs(parseWall(e.endDate.slice(0, 10).concat(' 00:00:00'))) + 86_400_000), form);
+  if (form.allDay) when(w, 'DTEND', msToWall(wallToMs(parseWall(e.endDate.slice(0, 10).concat(' 00:00:00'))) + 86_400_000), form);
   else when(w, 'DTEND', parseWall(e.endDate), form);
   extra(w);
   w.text('SUMMARY', e.title);
