@@ -33,6 +33,7 @@ import { canonicalUrl, logRequest, registerWordPressRoutes } from './http/routes
 import { Urls } from './http/urls.js';
 import type { Storage } from './storage/storage.js';
 import { getZone, utcMsToZonedWall } from './time/zones.js';
+import { registerPages } from './web/pages.routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -162,7 +163,8 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
 
   const apiLink = `<${urls.home}/>; rel="https://api.w.org/"`;
   app.addHook('onSend', async (request, reply, payload) => {
-    reply.header('X-Robots-Tag', 'noindex');
+    // the API is not for search engines; the calendar's pages are
+    if (!String(reply.getHeader('content-type') ?? '').startsWith('text/html')) reply.header('X-Robots-Tag', 'noindex');
     reply.header('X-Content-Type-Options', 'nosniff');
     // WordPress' no-cache headers for logged-in users
     if (request.actor?.kind === 'user') {
@@ -183,6 +185,7 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
   registry.mount(app, services, urls, (path) => Object.values(describeRoutes(registry, urls, path))[0]);
   registerServiceRoutes(app, services, registry, urls, { name: config.siteName, description: config.siteDescription, timezone: config.siteTimezone });
   if (config.wpPaths) registerWordPressRoutes(app, registry, urls, config);
+  if (config.pages) registerPages(app, config, urls);
 
   return app;
 }

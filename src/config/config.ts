@@ -49,6 +49,12 @@ export interface Config {
   readonly importAllowPrivate: boolean;
   /** How long parsing one imported file may take before its job fails (ms). */
   readonly importParseTimeoutMs: number;
+  /** The HTML calendar at the root of PUBLIC_URL (`/events/`, `/event/<slug>/`…): on or off. */
+  readonly pages: boolean;
+  /** What `/events/` shows. */
+  readonly pagesDefaultView: 'list' | 'month';
+  /** Sites allowed to frame `/events/embed` (CSP `frame-ancestors`): origins, or `['*']` for any. */
+  readonly embedOrigins: readonly string[];
 }
 
 /**
@@ -180,6 +186,19 @@ export const VARIABLES: readonly VariableDoc[] = [
     name: 'IMPORT_PARSE_TIMEOUT',
     default: '20',
     description: 'Seconds parsing one imported .ics file may take (1–600); longer (a VTIMEZONE whose rules never end) fails the job.',
+  },
+  {
+    name: 'PAGES',
+    default: 'on',
+    description:
+      "Serve the calendar as HTML pages at the original's addresses (`/events/`, `/events/month/`, `/event/<slug>/`, `/venue/<slug>/`…) and the embed (`/events/embed`); `off` turns them off.",
+  },
+  { name: 'PAGES_DEFAULT_VIEW', default: 'list', description: 'What `/events/` shows: `list` (upcoming events) or `month`.' },
+  {
+    name: 'EMBED_ORIGINS',
+    default: '*',
+    description:
+      'Sites that may show `/events/embed` in an iframe (CSP `frame-ancestors`): a comma-separated list of origins, `*` for any, or `none`.',
   },
 ];
 
@@ -313,20 +332,30 @@ export function loadConfig(env: Env): Config {
 
   const bodyLimit = integer(env, 'BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024);
 
-  const corsOrigins = (value(env, 'CORS_ORIGINS') ?? '')
-    .split(',')
-    .map((o) => o.trim().replace(/\/+$/, ''))
-    .filter((o) => o !== '');
-  for (const origin of corsOrigins) {
-    if (origin === '*') continue;
-    let url: URL | undefined;
-    try {
-      url = new URL(origin);
-    } catch {
-      url = undefined;
+  const corsLike = (name: string, raw: string) => {
+    const list = raw
+      .split(',')
+      .map((o) => o.trim().replace(/\/+$/, ''))
+      .filter((o) => o !== '');
+    for (const origin of list) {
+      if (origin === '*') continue;
+      let url: URL | undefined;
+      try {
+        url = new URL(origin);
+      } catch {
+        url = undefined;
+      }
+      if (!url || url.origin !== origin) throw new ConfigError(name, `not an origin (scheme://host[:port]): "${origin}"`);
     }
-    if (!url || url.origin !== origin) throw new ConfigError('CORS_ORIGINS', `not an origin (scheme://host[:port]): "${origin}"`);
-  }
+    return Object.freeze(list.includes('*') ? ['*'] : list);
+  };
+  const embedRaw = value(env, 'EMBED_ORIGINS') ?? '*';
+  const embedOrigins = embedRaw.trim().toLowerCase() === 'none' ? Object.freeze([] as string[]) : corsLike('EMBED_ORIGINS', embedRaw);
+  const pagesDefaultView = (value(env, 'PAGES_DEFAULT_VIEW') ?? 'list').toLowerCase();
+  if (pagesDefaultView !== 'list' && pagesDefaultView !== 'month')
+    throw new ConfigError('PAGES_DEFAULT_VIEW', `must be list or month, got "${pagesDefaultView}"`);
+
+  const corsOrigins = corsLike('CORS_ORIGINS', value(env, 'CORS_ORIGINS') ?? '');
 
   let rateLimit: Config['rateLimit'];
   const rate = value(env, 'RATE_LIMIT');
@@ -355,7 +384,7 @@ export function loadConfig(env: Env): Config {
     recurrenceHorizonMonths: integer(env, 'RECURRENCE_HORIZON_MONTHS', 60, 1, 240),
     logLevel,
     bodyLimit,
-    corsOrigins: Object.freeze(corsOrigins.includes('*') ? ['*'] : corsOrigins),
+    corsOrigins,
     cacheBytes: integer(env, 'CACHE_MB', 64, 0, 4096) * 1024 * 1024,
     workers: value(env, 'WORKERS')?.toLowerCase() === 'auto' ? availableParallelism() : integer(env, 'WORKERS', 1, 1, 256),
     rateLimit,
@@ -367,6 +396,9 @@ export function loadConfig(env: Env): Config {
     tls,
     importAllowPrivate: onOff(env, 'IMPORT_ALLOW_PRIVATE', false),
     importParseTimeoutMs: integer(env, 'IMPORT_PARSE_TIMEOUT', 20, 1, 600) * 1000,
+    pages: onOff(env, 'PAGES', true),
+    pagesDefaultView,
+    embedOrigins,
   });
 }
 

@@ -26,8 +26,11 @@ export function dateDetails(value: string): DateDetails {
   };
 }
 
+/** The event's page; an occurrence's is its series' page for the day it starts (`/event/<slug>/<YYYY-MM-DD>/`). */
 export function eventPermalink(view: EventView, urls: Urls): string {
-  return urls.permalink('event', view.record.slug, view.record.id);
+  const page = urls.permalink('event', view.record.slug, view.record.id);
+  if (view.series?.kind !== 'occurrence' || view.record.slug === '') return page;
+  return `${page}${view.record.startDate.slice(0, 10)}/`;
 }
 
 export function serializeEvent(view: EventView, urls: Urls, options: { single?: boolean } = {}): EventResponse {

@@ -224,6 +224,7 @@ export class EventService {
         hasGeo,
         near: lat !== undefined && lng !== undefined ? { lat, lng, km: q.geolocDistance } : undefined,
         orderByDate: include !== undefined,
+        newestFirst: q.newestFirst ? true : undefined,
         seriesOnce: q.expandRecurring === false ? true : undefined,
         withCancelled: q.showCancelled && can(actor, 'edit_posts') ? true : undefined,
       },

@@ -124,6 +124,8 @@ export interface EventListQuery {
   readonly expandRecurring?: boolean | null;
   /** `/events/{id}/occurrences`: cancelled occurrences too (callers who may edit events). */
   readonly showCancelled?: boolean | null;
+  /** Latest start first (the pages' past events); not a parameter of the API. */
+  readonly newestFirst?: boolean | null;
 }
 
 /** Filters the store takes as the query gives them (a new one needs its place here and a condition in the store). */
@@ -170,4 +172,6 @@ export interface EventListFilter extends PlainFilters {
   };
   /** Order by the start instant instead of the start's wall clock (events of several zones in one answer). */
   readonly orderByStartUtc?: boolean;
+  /** Latest first. */
+  readonly newestFirst?: boolean;
 }

@@ -429,7 +429,10 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     }
     let q = this.base().where((eb) => this.conditions(eb, filter));
     if (filter.orderByDate) q = q.orderBy('posts.date_utc').orderBy('posts.id');
-    else q = q.orderBy(filter.orderByStartUtc ? 'events.start_utc' : 'events.start_date').orderBy('posts.id');
+    else {
+      const direction = filter.newestFirst ? 'desc' : 'asc';
+      q = q.orderBy(filter.orderByStartUtc ? 'events.start_utc' : 'events.start_date', direction).orderBy('posts.id', direction);
+    }
     const rows = await q.limit(limit).offset(offset).execute();
     return { events: rows.map(toRecord), total };
   }

@@ -1,0 +1,253 @@
+/**
+ * The calendar's HTML pages at the original's permalinks (FEATURES.md §5.3, issue 14): `/events/` (the default
+ * view), `/events/list/` (upcoming, paged; `?eventDisplay=past`), `/events/month/[YYYY-MM/]`, `/events/today/`
+ * and `/events/YYYY-MM-DD/`, the same under `/events/category/<path>/` and `/events/tag/<slug>/`, `/event/<slug>/`
+ * and `/event/<slug>/<YYYY-MM-DD>/`, `/venue/<slug>/`, `/organizer/<slug>/`; the embed; static assets. Handlers
+ * read the URL, call the page builders and render; anything that names nothing is the 404 page.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config/config.js';
+import type { Urls } from '../http/urls.js';
+import { dayModel, listModel, monthModel, type PageContext, siteToday } from './calendar.pages.js';
+import { type ChromeOptions, chrome } from './chrome.js';
+import { embedHeaders, registerEmbed } from './embed.routes.js';
+import { eventModel, organizerModel, upcoming, venueModel } from './entity.pages.js';
+import { type ViewBase, type ViewName, viewUrl } from './links.js';
+import { type PageFilters, parsePageFilters, resolveFilters } from './page-filters.js';
+import { ASSETS, eta, sendPage } from './render.js';
+
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const MONTH = /^(\d{4})-(\d{2})$/;
+
+/** A real day between years 1000 and 9999, or undefined. */
+export function validDay(s: string | undefined): string | undefined {
+  const m = s === undefined ? null : DAY.exec(s);
+  if (!m) return undefined;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return Number(m[1]) >= 1000 && d.toISOString().slice(0, 10) === s ? s : undefined;
+}
+
+export function validMonth(s: string | undefined): string | undefined {
+  const m = s === undefined ? null : MONTH.exec(s);
+  return m && Number(m[1]) >= 1000 && Number(m[2]) >= 1 && Number(m[2]) <= 12 ? s : undefined;
+}
+
+export interface ViewAt {
+  readonly date?: string;
+  readonly page?: number;
+  readonly past?: boolean;
+}
+
+export class Pages {
+  constructor(
+    readonly app: FastifyInstance,
+    readonly config: Config,
+    readonly urls: Urls,
+  ) {}
+
+  context(request: FastifyRequest): PageContext {
+    return { actor: request.actor, services: this.app.services, urls: this.urls, nowMs: Date.now() };
+  }
+
+  headers(apiRoot: string, frameAncestors = "'self'") {
+    return { frameAncestors, apiRoot, apiOrigin: `${this.urls.home}/` };
+  }
+
+  /** The REST root of a view (CONTRACT.md §9.6): the namespace, or the events list with the view's filter. */
+  viewApiRoot(base: ViewBase, filters: PageFilters): string {
+    if (base.term) return this.urls.rest(`/events/?${base.term.kind === 'category' ? 'categories' : 'tags'}=${encodeURIComponent(base.term.slug)}`);
+    if (filters.venue !== undefined) return this.urls.rest(`/events/?venue=${filters.venue}`);
+    if (filters.featured) return this.urls.rest('/events/?featured=1');
+    return `${this.urls.namespace}/`;
+  }
+
+  async notFound(request: FastifyRequest, reply: FastifyReply, what = 'This page'): Promise<FastifyReply> {
+    const ctx = this.context(request);
+    const apiRoot = `${this.urls.namespace}/`;
+    const page = await chrome(ctx, this.config, {
+      title: 'Not found',
+      base: { path: `${this.urls.home}/events` },
+      filters: parsePageFilters({}),
+      apiRoot,
+    });
+    const html = eta.render('./not-found', { ...page, what });
+    return sendPage(request, reply, html, this.headers(apiRoot), 404);
+  }
+
+  /** One of the three views, of the whole calendar or of a category's or tag's. */
+  async view(request: FastifyRequest, reply: FastifyReply, base: ViewBase, view: ViewName, at: ViewAt, options: Partial<ChromeOptions> = {}) {
+    const ctx = this.context(request);
+    const given = parsePageFilters(request.query as Record<string, unknown>);
+    const filters: PageFilters =
+      base.term?.kind === 'category' && given.categories.length === 0
+        ? { ...given, categories: [base.term.slug] }
+        : base.term?.kind === 'tag' && given.tags.length === 0
+          ? { ...given, tags: [base.term.slug] }
+          : given;
+    const resolved = await resolveFilters(ctx.services, ctx.actor, filters);
+    const today = siteToday(ctx);
+    const apiRoot = this.viewApiRoot(base, filters);
+    const page = await chrome(ctx, this.config, { base, filters, given, view, at, apiRoot, ...options });
+    let html: string;
+    if (view === 'month') {
+      const month = at.date?.slice(0, 7) ?? (filters.date ? filters.date.slice(0, 7) : today.slice(0, 7));
+      if (!validMonth(month)) return this.notFound(request, reply);
+      const model = await monthModel(ctx, month, resolved);
+      html = eta.render('./month', {
+        ...page,
+        month: model,
+        dayUrl: (d: string) => viewUrl(base, 'day', given, { date: d }),
+        monthUrl: (m: string) => viewUrl(base, 'month', given, { date: m }),
+      });
+    } else if (view === 'day') {
+      const day = at.date ?? (filters.date && validDay(filters.date) ? filters.date : today);
+      const model = await dayModel(ctx, day, resolved);
+      html = eta.render('./day', { ...page, day: model, dayUrl: (d: string) => viewUrl(base, 'day', given, { date: d }) });
+    } else {
+      const model = await listModel(ctx, at.page ?? 1, at.past ?? false, resolved);
+      if (model.page > 1 && model.page > model.pages) return this.notFound(request, reply);
+      html = eta.render('./list', { ...page, list: model, listUrl: (p: number, past: boolean) => viewUrl(base, 'list', given, { page: p, past }) });
+    }
+    const headers = options.embed ? embedHeaders(this, apiRoot) : this.headers(apiRoot);
+    return sendPage(request, reply, html, headers);
+  }
+
+  /** A category or tag view: `/events/category/<slug path>/[list/|month/[YYYY-MM/]|today/|YYYY-MM-DD/|page/N/]`. */
+  async termView(request: FastifyRequest, reply: FastifyReply, kind: 'category' | 'tag', rest: string) {
+    const parts = rest.split('/').filter((p) => p !== '');
+    let view: ViewName = this.config.pagesDefaultView;
+    const at: { date?: string; page?: number } = {};
+    // the view segments at the end; what is before them is the term's slug path
+    const last = parts.at(-1);
+    if (last && validDay(last)) {
+      view = 'day';
+      at.date = parts.pop();
+    } else if (last === 'today') {
+      view = 'day';
+      parts.pop();
+    } else if (last && validMonth(last) && parts.at(-2) === 'month') {
+      view = 'month';
+      at.date = parts.pop();
+      parts.pop();
+    } else if (last === 'month' || last === 'list') {
+      view = last;
+      parts.pop();
+    } else if (last && /^\d+$/.test(last) && parts.at(-2) === 'page' && parts.at(-3) === 'list') {
+      view = 'list';
+      at.page = Number(parts.pop());
+      parts.splice(-2, 2);
+    }
+    const slug = parts.at(-1);
+    if (!slug || parts.length > 10) return this.notFound(request, reply);
+    const service = kind === 'category' ? this.app.services.categories : this.app.services.tags;
+    const term = (
+      await service.list(request.actor, { page: 1, perPage: 1, order: 'asc', orderby: 'name', hideEmpty: false, slug: decodeURIComponent(slug) })
+    ).terms[0];
+    if (!term) return this.notFound(request, reply);
+    const path = `${this.urls.home}/events/${kind}/${parts.map((p) => encodeURIComponent(decodeURIComponent(p))).join('/')}`;
+    const past = (request.query as Record<string, unknown>).eventDisplay === 'past';
+    return this.view(request, reply, { path, term: { kind, name: term.name, slug: term.slug, id: term.id } }, view, { ...at, past });
+  }
+}
+
+function param(request: FastifyRequest, name: string): string {
+  return String((request.params as Record<string, string>)[name] ?? '');
+}
+
+export function registerPages(app: FastifyInstance, config: Config, urls: Urls): void {
+  const pages = new Pages(app, config, urls);
+  const events: ViewBase = { path: `${urls.home}/events` };
+  const past = (request: FastifyRequest) => (request.query as Record<string, unknown>).eventDisplay === 'past';
+
+  app.get('/events', (req, reply) => pages.view(req, reply, events, config.pagesDefaultView, { past: past(req) }));
+  app.get('/events/list', (req, reply) => pages.view(req, reply, events, 'list', { past: past(req) }));
+  app.get('/events/list/page/:n', (req, reply) => {
+    const n = param(req, 'n');
+    if (!/^\d{1,6}$/.test(n) || Number(n) < 1) return pages.notFound(req, reply);
+    return pages.view(req, reply, events, 'list', { page: Number(n), past: past(req) });
+  });
+  app.get('/events/month', (req, reply) => pages.view(req, reply, events, 'month', {}));
+  app.get('/events/month/:month', (req, reply) => {
+    const month = validMonth(param(req, 'month'));
+    return month ? pages.view(req, reply, events, 'month', { date: month }) : pages.notFound(req, reply);
+  });
+  app.get('/events/today', (req, reply) => pages.view(req, reply, events, 'day', {}));
+  app.get('/events/:day', (req, reply) => {
+    const day = validDay(param(req, 'day'));
+    return day ? pages.view(req, reply, events, 'day', { date: day }) : pages.notFound(req, reply);
+  });
+  app.get('/events/category/*', (req, reply) => pages.termView(req, reply, 'category', param(req, '*')));
+  app.get('/events/tag/*', (req, reply) => pages.termView(req, reply, 'tag', param(req, '*')));
+  // the API's tag links are WordPress' tag archive (`/tag/<slug>/`): on this site that is the tag's view
+  app.get('/tag/:slug', (req, reply) => reply.redirect(`${urls.home}/events/tag/${encodeURIComponent(param(req, 'slug'))}/`, 301));
+
+  app.get('/event/:slug', (req, reply) => eventPage(pages, req, reply, param(req, 'slug'), undefined));
+  app.get('/event/:slug/:day', (req, reply) => eventPage(pages, req, reply, param(req, 'slug'), param(req, 'day')));
+  app.get('/venue/:slug', (req, reply) => linkedPage(pages, req, reply, 'venue', param(req, 'slug')));
+  app.get('/organizer/:slug', (req, reply) => linkedPage(pages, req, reply, 'organizer', param(req, 'slug')));
+
+  app.get('/events/assets/:name', (req, reply) => {
+    const asset = ASSETS.get(param(req, 'name'));
+    if (!asset) return pages.notFound(req, reply);
+    const versioned = (req.query as Record<string, unknown>).v === asset.version;
+    return reply
+      .header('Content-Type', asset.type)
+      .header('Cache-Control', versioned ? 'public, max-age=31536000, immutable' : 'public, max-age=300')
+      .header('ETag', `"${asset.version}"`)
+      .send(asset.body);
+  });
+  registerEmbed(app, pages);
+}
+
+async function eventPage(pages: Pages, request: FastifyRequest, reply: FastifyReply, slug: string, day: string | undefined) {
+  const ctx = pages.context(request);
+  const events = ctx.services.events;
+  let view = await events.getBySlug(ctx.actor, slug).catch(() => undefined);
+  if (!view || view.record.kind === 'occurrence') return pages.notFound(request, reply, 'This event');
+  if (day !== undefined) {
+    // one occurrence of a series: the one that starts that day (in the series' zone)
+    if (view.record.kind !== 'series' || !validDay(day)) return pages.notFound(request, reply, 'This event');
+    const list = await events.occurrences(ctx.actor, view.record.id, {
+      page: 1,
+      perPage: 1,
+      strictDates: false,
+      geolocDistance: 50,
+      startsAfter: previousDay(day),
+      startsBefore: day,
+    });
+    if (list.items.length === 0) return pages.notFound(request, reply, 'This occurrence');
+    view = list.items[0];
+  }
+  const model = await eventModel(ctx, view);
+  const apiRoot = ctx.urls.rest(`/events/${view.record.id}`);
+  const page = await chrome(ctx, pages.config, {
+    title: model.item.title,
+    base: { path: `${ctx.urls.home}/events` },
+    filters: parsePageFilters({}),
+    apiRoot,
+  });
+  const html = eta.render('./event', { ...page, event: model, jsonLd: model.jsonLd, zoneName: view.record.timezone });
+  return sendPage(request, reply, html, pages.headers(apiRoot));
+}
+
+function previousDay(day: string): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+}
+
+async function linkedPage(pages: Pages, request: FastifyRequest, reply: FastifyReply, type: 'venue' | 'organizer', slug: string) {
+  const ctx = pages.context(request);
+  const service = ctx.services.linked(type);
+  const id = await service.idForSlug(slug);
+  // (the service refuses what the visitor may not read: a draft venue is not found, as an unknown one)
+  const found = id === undefined ? undefined : await service.get(ctx.actor, id).catch(() => undefined);
+  if (!found) return pages.notFound(request, reply, type === 'venue' ? 'This venue' : 'This organizer');
+  const filter = type === 'venue' ? { venues: [found.record.id] } : { organizers: [found.record.id] };
+  const { items, total } = await upcoming(ctx, filter, 20);
+  const model = type === 'venue' ? venueModel(ctx, found as never) : organizerModel(ctx, found as never);
+  const base: ViewBase = { path: `${ctx.urls.home}/events` };
+  const apiRoot = ctx.urls.rest(`/events/?${type}=${found.record.id}`);
+  const page = await chrome(ctx, pages.config, { title: model.name, base, filters: parsePageFilters({}), apiRoot });
+  const filters = parsePageFilters({ [type]: String(found.record.id) });
+  const html = eta.render(`./${type}`, { ...page, [type]: model, upcoming: items, total, allUrl: viewUrl(base, 'list', filters) });
+  return sendPage(request, reply, html, pages.headers(apiRoot));
+}
