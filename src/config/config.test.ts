@@ -28,6 +28,26 @@ describe('loadConfig', () => {
     for (const on of ['on', 'true', '1', 'yes', ' ']) assert.equal(loadConfig({ WP_PATHS: on }).wpPaths, true, on);
   });
 
+  it('serves the pages by default with the list as /events/, framable by any site in the embed; PAGES, PAGES_DEFAULT_VIEW and EMBED_ORIGINS change that', () => {
+    const c = loadConfig({});
+    assert.equal(c.pages, true);
+    assert.equal(c.pagesDefaultView, 'list');
+    assert.deepEqual(c.embedOrigins, ['*']);
+    const d = loadConfig({ PAGES: 'off', PAGES_DEFAULT_VIEW: 'Month', EMBED_ORIGINS: 'https://a.example/, https://b.example:8443' });
+    assert.equal(d.pages, false);
+    assert.equal(d.pagesDefaultView, 'month');
+    assert.deepEqual(d.embedOrigins, ['https://a.example', 'https://b.example:8443']);
+    assert.deepEqual(loadConfig({ EMBED_ORIGINS: 'none' }).embedOrigins, []);
+    assert.throws(
+      () => loadConfig({ PAGES_DEFAULT_VIEW: 'week' }),
+      (e: unknown) => e instanceof ConfigError && e.variable === 'PAGES_DEFAULT_VIEW',
+    );
+    assert.throws(
+      () => loadConfig({ EMBED_ORIGINS: 'https://a.example/path' }),
+      (e: unknown) => e instanceof ConfigError && e.variable === 'EMBED_ORIGINS',
+    );
+  });
+
   it('takes the site name and description for the WordPress root index', () => {
     const c = loadConfig({ SITE_NAME: 'Jazz Club', SITE_DESCRIPTION: 'Concerts every night' });
     assert.equal(c.siteName, 'Jazz Club');

@@ -332,7 +332,7 @@ export function loadConfig(env: Env): Config {
 
   const bodyLimit = integer(env, 'BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024);
 
-  const corsLike = (name: string, raw: string) => {
+  const originList = (name: string, raw: string) => {
     const list = raw
       .split(',')
       .map((o) => o.trim().replace(/\/+$/, ''))
@@ -350,12 +350,12 @@ export function loadConfig(env: Env): Config {
     return Object.freeze(list.includes('*') ? ['*'] : list);
   };
   const embedRaw = value(env, 'EMBED_ORIGINS') ?? '*';
-  const embedOrigins = embedRaw.trim().toLowerCase() === 'none' ? Object.freeze([] as string[]) : corsLike('EMBED_ORIGINS', embedRaw);
+  const embedOrigins = embedRaw.trim().toLowerCase() === 'none' ? Object.freeze([] as string[]) : originList('EMBED_ORIGINS', embedRaw);
   const pagesDefaultView = (value(env, 'PAGES_DEFAULT_VIEW') ?? 'list').toLowerCase();
   if (pagesDefaultView !== 'list' && pagesDefaultView !== 'month')
     throw new ConfigError('PAGES_DEFAULT_VIEW', `must be list or month, got "${pagesDefaultView}"`);
 
-  const corsOrigins = corsLike('CORS_ORIGINS', value(env, 'CORS_ORIGINS') ?? '');
+  const corsOrigins = originList('CORS_ORIGINS', value(env, 'CORS_ORIGINS') ?? '');
 
   let rateLimit: Config['rateLimit'];
   const rate = value(env, 'RATE_LIMIT');

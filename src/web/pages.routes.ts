@@ -7,6 +7,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
+import type { EventView } from '../domain/events/event.service.js';
+import type { LinkedView } from '../domain/linked/linked.service.js';
 import type { Urls } from '../http/urls.js';
 import { dayModel, listModel, monthModel, type PageContext, siteToday } from './calendar.pages.js';
 import { type ChromeOptions, chrome } from './chrome.js';
@@ -197,6 +199,30 @@ export function registerPages(app: FastifyInstance, config: Config, urls: Urls):
       .send(asset.body);
   });
   registerEmbed(app, pages);
+
+  // WordPress' permalink of what has no slug yet (drafts): `/?p=<id>`, which the API's `url` fields name
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return;
+    const m = /^\/\?(?:[^#]*&)?p=(\d{1,10})(?:&|$)/.exec(request.url);
+    if (!m) return;
+    await postPage(pages, request, reply, Number(m[1]));
+    return reply;
+  });
+}
+
+/** The page of a post named by its id: an event's, a venue's or an organizer's; else the 404 page. */
+async function postPage(pages: Pages, request: FastifyRequest, reply: FastifyReply, id: number) {
+  const ctx = pages.context(request);
+  const event = await ctx.services.events.get(ctx.actor, id).catch(() => undefined);
+  if (event) return renderEvent(pages, request, reply, event);
+  for (const type of ['venue', 'organizer'] as const) {
+    const found = await ctx.services
+      .linked(type)
+      .get(ctx.actor, id)
+      .catch(() => undefined);
+    if (found) return renderLinked(pages, request, reply, type, found);
+  }
+  return pages.notFound(request, reply);
 }
 
 async function eventPage(pages: Pages, request: FastifyRequest, reply: FastifyReply, slug: string, day: string | undefined) {
@@ -218,6 +244,11 @@ async function eventPage(pages: Pages, request: FastifyRequest, reply: FastifyRe
     if (list.items.length === 0) return pages.notFound(request, reply, 'This occurrence');
     view = list.items[0];
   }
+  return renderEvent(pages, request, reply, view);
+}
+
+async function renderEvent(pages: Pages, request: FastifyRequest, reply: FastifyReply, view: EventView) {
+  const ctx = pages.context(request);
   const model = await eventModel(ctx, view);
   const apiRoot = ctx.urls.rest(`/events/${view.record.id}`);
   const page = await chrome(ctx, pages.config, {
@@ -241,6 +272,11 @@ async function linkedPage(pages: Pages, request: FastifyRequest, reply: FastifyR
   // (the service refuses what the visitor may not read: a draft venue is not found, as an unknown one)
   const found = id === undefined ? undefined : await service.get(ctx.actor, id).catch(() => undefined);
   if (!found) return pages.notFound(request, reply, type === 'venue' ? 'This venue' : 'This organizer');
+  return renderLinked(pages, request, reply, type, found);
+}
+
+async function renderLinked(pages: Pages, request: FastifyRequest, reply: FastifyReply, type: 'venue' | 'organizer', found: LinkedView) {
+  const ctx = pages.context(request);
   const filter = type === 'venue' ? { venues: [found.record.id] } : { organizers: [found.record.id] };
   const { items, total } = await upcoming(ctx, filter, 20);
   const model = type === 'venue' ? venueModel(ctx, found as never) : organizerModel(ctx, found as never);

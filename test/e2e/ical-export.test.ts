@@ -247,8 +247,10 @@ describe('iCalendar export', () => {
     const category = await raw(`/events/category/${e.categories[0].slug}/?ical=1`);
     assert.match(category, /\r\nSUMMARY:Case 9\r\n/);
     assert.equal((category.match(/BEGIN:VEVENT/g) ?? []).length, 1);
-    // without ical=1 these are pages (not served yet): no calendar
-    assert.equal((await t.app.inject({ method: 'GET', url: '/events/' })).statusCode, 404);
+    // without ical=1 these are the HTML pages
+    const page = await t.app.inject({ method: 'GET', url: '/events/' });
+    assert.equal(page.statusCode, 200);
+    assert.match(String(page.headers['content-type']), /^text\/html/);
   });
 
   it('refuses a limit above 5,000 and honours limit (case 10)', async () => {
