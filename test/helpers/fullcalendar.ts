@@ -148,18 +148,24 @@ export async function openFullCalendar(
   build: FullCalendarBuild,
   options: FullCalendarOptions,
 ): Promise<FullCalendarView> {
-  const page = await openPage(browser, { timezone: options.browserTimezone });
+  const opened = await openPage(browser, { timezone: options.browserTimezone });
+  const { page } = opened;
   const feedRequests: string[] = [];
-  page.page.on('request', (request) => {
+  page.on('request', (request) => {
     if (request.url().startsWith(options.feed)) feedRequests.push(request.url());
   });
-  const query = new URLSearchParams({ feed: options.feed, date: `${options.month}-01`, timeZone: options.timeZone });
-  await page.page.goto(`${fixture.origin}/fullcalendar-${build}.html?${query}`, { waitUntil: 'load' });
-  await page.page.waitForFunction('window.fullCalendarState.loaded || window.fullCalendarState.failures.length > 0', { timeout: 10_000 });
-  const failures = (await page.page.evaluate('window.fullCalendarState.failures')) as string[];
-  if (failures.length > 0) throw new Error(`FullCalendar could not load the feed: ${failures.join('; ')}`);
-  await nextFrames(page.page);
-  return { page, events: await renderedEvents(page.page), feedRequests };
+  try {
+    const query = new URLSearchParams({ feed: options.feed, date: `${options.month}-01`, timeZone: options.timeZone });
+    await page.goto(`${fixture.origin}/fullcalendar-${build}.html?${query}`, { waitUntil: 'load' });
+    await page.waitForFunction('window.fullCalendarState.loaded || window.fullCalendarState.failures.length > 0', { timeout: 10_000 });
+    const failures = (await page.evaluate('window.fullCalendarState.failures')) as string[];
+    if (failures.length > 0) throw new Error(`FullCalendar could not load the feed: ${failures.join('; ')}`);
+    await nextFrames(page);
+    return { page: opened, events: await renderedEvents(page), feedRequests };
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
 }
 
 export function renderedEvents(page: Page): Promise<RenderedEvent[]> {
