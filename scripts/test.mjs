@@ -30,7 +30,8 @@ function find(dir) {
   return out.sort();
 }
 
-const pick = (files) => (filters.length === 0 ? files : files.filter((f) => filters.some((x) => f.includes(x))));
+// matched against the path inside the project, so that the checkout's own directory name matches nothing
+const pick = (files) => (filters.length === 0 ? files : files.filter((f) => filters.some((x) => relative(root, f).includes(x))));
 const unitFiles = pick(find(join(root, 'dist/src')));
 const dbFiles = pick(find(join(root, 'dist/test')));
 
