@@ -2,8 +2,10 @@
 // Runs every test suite: unit tests once, and the database suites (test/**) once per database.
 // Databases: TEST_DIALECTS (comma list: sqlite,postgres); unset → SQLite, plus PostgreSQL when the server at
 // TEST_POSTGRES_URL (default postgres://root@127.0.0.1:5432/test) answers. Extra arguments filter file names.
+// The browser suites (test/browser) run when a Chromium is found (CHROMIUM_PATH, default Debian's headless shell)
+// and skip themselves otherwise; TEST_BROWSER_REQUIRED=1 makes a missing Chromium a failure (CI).
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { accessSync, constants, readdirSync, statSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, relative } from 'node:path';
 import pg from 'pg';
@@ -28,7 +30,8 @@ function find(dir) {
   return out.sort();
 }
 
-const pick = (files) => (filters.length === 0 ? files : files.filter((f) => filters.some((x) => f.includes(x))));
+// matched against the path inside the project, so that the checkout's own directory name matches nothing
+const pick = (files) => (filters.length === 0 ? files : files.filter((f) => filters.some((x) => relative(root, f).includes(x))));
 const unitFiles = pick(find(join(root, 'dist/src')));
 const dbFiles = pick(find(join(root, 'dist/test')));
 
@@ -58,6 +61,21 @@ if (process.env.TEST_DIALECTS) {
 if (dialects.includes('postgres') && !(await postgresAnswers())) {
   console.error(`PostgreSQL at ${POSTGRES_URL} does not answer, and TEST_DIALECTS asks for it`);
   process.exit(1);
+}
+
+const browserFiles = dbFiles.filter((f) => relative(root, f).startsWith(join('dist', 'test', 'browser')));
+if (browserFiles.length > 0) {
+  // the same lookup as test/helpers/browser.ts
+  const chromium = process.env.CHROMIUM_PATH || '/usr/lib/chromium/chromium-headless-shell';
+  let found = true;
+  try {
+    accessSync(chromium, constants.X_OK);
+  } catch {
+    found = false;
+  }
+  if (found) console.log(`# browser tests run: Chromium found at ${chromium}`);
+  else if (process.env.TEST_BROWSER_REQUIRED === '1') console.log(`# browser tests fail: no Chromium at ${chromium}, and TEST_BROWSER_REQUIRED=1`);
+  else console.log(`# browser tests skipped: no Chromium at ${chromium}; set CHROMIUM_PATH`);
 }
 
 const concurrency = Math.max(1, Math.min(4, cpus().length));

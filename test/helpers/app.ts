@@ -8,6 +8,7 @@ import { type Config, loadConfig } from '../../src/config/config.js';
 import { type Actor, ANONYMOUS, ROLES, type Role } from '../../src/domain/actor.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
+import { freePort } from './server.js';
 
 export const BASE = '/calendar/events/v1';
 export const PUBLIC_URL = 'http://calendar.test';
@@ -138,4 +139,23 @@ export async function createTestApp(env: Record<string, string> = {}, options: {
       await db.drop();
     },
   };
+}
+
+export interface ListeningTestApp extends TestApp {
+  /** `http://127.0.0.1:PORT`, which is also its PUBLIC_URL, so the links in its pages and payloads lead back to it. */
+  base: string;
+}
+
+/** A test app on a real port of 127.0.0.1, for what `inject()` cannot be: a browser, another origin's page. */
+export async function createListeningTestApp(env: Record<string, string> = {}): Promise<ListeningTestApp> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const t = await createTestApp({ ...env, PUBLIC_URL: base });
+  try {
+    await t.app.listen({ port, host: '127.0.0.1' });
+  } catch (error) {
+    await t.close();
+    throw error;
+  }
+  return { ...t, base };
 }
