@@ -7,13 +7,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
-import type { EventView } from '../domain/events/event.service.js';
-import type { LinkedView } from '../domain/linked/linked.service.js';
 import type { Urls } from '../http/urls.js';
 import { dayModel, listModel, monthModel, type PageContext, siteToday } from './calendar.pages.js';
 import { type ChromeOptions, chrome } from './chrome.js';
 import { embedHeaders, registerEmbed } from './embed.routes.js';
-import { eventModel, organizerModel, upcoming, venueModel } from './entity.pages.js';
+import { eventPage, linkedPage, postPage } from './entity.routes.js';
 import { type ViewBase, type ViewName, viewUrl } from './links.js';
 import { type PageFilters, parsePageFilters, resolveFilters } from './page-filters.js';
 import { ASSETS, eta, sendPage } from './render.js';
@@ -208,82 +206,4 @@ export function registerPages(app: FastifyInstance, config: Config, urls: Urls):
     await postPage(pages, request, reply, Number(m[1]));
     return reply;
   });
-}
-
-/** The page of a post named by its id: an event's, a venue's or an organizer's; else the 404 page. */
-async function postPage(pages: Pages, request: FastifyRequest, reply: FastifyReply, id: number) {
-  const ctx = pages.context(request);
-  const event = await ctx.services.events.get(ctx.actor, id).catch(() => undefined);
-  if (event) return renderEvent(pages, request, reply, event);
-  for (const type of ['venue', 'organizer'] as const) {
-    const found = await ctx.services
-      .linked(type)
-      .get(ctx.actor, id)
-      .catch(() => undefined);
-    if (found) return renderLinked(pages, request, reply, type, found);
-  }
-  return pages.notFound(request, reply);
-}
-
-async function eventPage(pages: Pages, request: FastifyRequest, reply: FastifyReply, slug: string, day: string | undefined) {
-  const ctx = pages.context(request);
-  const events = ctx.services.events;
-  let view = await events.getBySlug(ctx.actor, slug).catch(() => undefined);
-  if (!view || view.record.kind === 'occurrence') return pages.notFound(request, reply, 'This event');
-  if (day !== undefined) {
-    // one occurrence of a series: the one that starts that day (in the series' zone)
-    if (view.record.kind !== 'series' || !validDay(day)) return pages.notFound(request, reply, 'This event');
-    const list = await events.occurrences(ctx.actor, view.record.id, {
-      page: 1,
-      perPage: 1,
-      strictDates: false,
-      geolocDistance: 50,
-      startsAfter: previousDay(day),
-      startsBefore: day,
-    });
-    if (list.items.length === 0) return pages.notFound(request, reply, 'This occurrence');
-    view = list.items[0];
-  }
-  return renderEvent(pages, request, reply, view);
-}
-
-async function renderEvent(pages: Pages, request: FastifyRequest, reply: FastifyReply, view: EventView) {
-  const ctx = pages.context(request);
-  const model = await eventModel(ctx, view);
-  const apiRoot = ctx.urls.rest(`/events/${view.record.id}`);
-  const page = await chrome(ctx, pages.config, {
-    title: model.item.title,
-    base: { path: `${ctx.urls.home}/events` },
-    filters: parsePageFilters({}),
-    apiRoot,
-  });
-  const html = eta.render('./event', { ...page, event: model, jsonLd: model.jsonLd, zoneName: view.record.timezone });
-  return sendPage(request, reply, html, pages.headers(apiRoot));
-}
-
-function previousDay(day: string): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
-}
-
-async function linkedPage(pages: Pages, request: FastifyRequest, reply: FastifyReply, type: 'venue' | 'organizer', slug: string) {
-  const ctx = pages.context(request);
-  const service = ctx.services.linked(type);
-  const id = await service.idForSlug(slug);
-  // (the service refuses what the visitor may not read: a draft venue is not found, as an unknown one)
-  const found = id === undefined ? undefined : await service.get(ctx.actor, id).catch(() => undefined);
-  if (!found) return pages.notFound(request, reply, type === 'venue' ? 'This venue' : 'This organizer');
-  return renderLinked(pages, request, reply, type, found);
-}
-
-async function renderLinked(pages: Pages, request: FastifyRequest, reply: FastifyReply, type: 'venue' | 'organizer', found: LinkedView) {
-  const ctx = pages.context(request);
-  const filter = type === 'venue' ? { venues: [found.record.id] } : { organizers: [found.record.id] };
-  const { items, total } = await upcoming(ctx, filter, 20);
-  const model = type === 'venue' ? venueModel(ctx, found as never) : organizerModel(ctx, found as never);
-  const base: ViewBase = { path: `${ctx.urls.home}/events` };
-  const apiRoot = ctx.urls.rest(`/events/?${type}=${found.record.id}`);
-  const page = await chrome(ctx, pages.config, { title: model.name, base, filters: parsePageFilters({}), apiRoot });
-  const filters = parsePageFilters({ [type]: String(found.record.id) });
-  const html = eta.render(`./${type}`, { ...page, [type]: model, upcoming: items, total, allUrl: viewUrl(base, 'list', filters) });
-  return sendPage(request, reply, html, pages.headers(apiRoot));
 }

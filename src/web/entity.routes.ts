@@ -1,0 +1,90 @@
+/**
+ * The pages of one thing: an event (`/event/<slug>/`), one occurrence of a series (`/event/<slug>/<YYYY-MM-DD>/`),
+ * a venue or organizer (`/venue/<slug>/`, `/organizer/<slug>/`), and WordPress' `/?p=<id>` for what has no slug.
+ * What the visitor may not read is the 404 page, as what does not exist.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EventView } from '../domain/events/event.service.js';
+import type { LinkedView } from '../domain/linked/linked.service.js';
+import { chrome } from './chrome.js';
+import { eventModel, organizerModel, upcoming, venueModel } from './entity.pages.js';
+import { addDays } from './format.js';
+import { type ViewBase, viewUrl } from './links.js';
+import { parsePageFilters } from './page-filters.js';
+import type { Pages } from './pages.routes.js';
+import { validDay } from './pages.routes.js';
+import { eta, sendPage } from './render.js';
+
+/** The page of a post named by its id: an event's, a venue's or an organizer's; else the 404 page. */
+export async function postPage(pages: Pages, request: FastifyRequest, reply: FastifyReply, id: number) {
+  const ctx = pages.context(request);
+  const event = await ctx.services.events.get(ctx.actor, id).catch(() => undefined);
+  if (event) return renderEvent(pages, request, reply, event);
+  for (const type of ['venue', 'organizer'] as const) {
+    const found = await ctx.services
+      .linked(type)
+      .get(ctx.actor, id)
+      .catch(() => undefined);
+    if (found) return renderLinked(pages, request, reply, type, found);
+  }
+  return pages.notFound(request, reply);
+}
+
+export async function eventPage(pages: Pages, request: FastifyRequest, reply: FastifyReply, slug: string, day: string | undefined) {
+  const ctx = pages.context(request);
+  const events = ctx.services.events;
+  let view = await events.getBySlug(ctx.actor, slug).catch(() => undefined);
+  if (!view || view.record.kind === 'occurrence') return pages.notFound(request, reply, 'This event');
+  if (day !== undefined) {
+    // one occurrence of a series: the one that starts that day (in the series' zone)
+    if (view.record.kind !== 'series' || !validDay(day)) return pages.notFound(request, reply, 'This event');
+    const list = await events.occurrences(ctx.actor, view.record.id, {
+      page: 1,
+      perPage: 1,
+      strictDates: false,
+      geolocDistance: 50,
+      startsAfter: addDays(day, -1),
+      startsBefore: day,
+    });
+    if (list.items.length === 0) return pages.notFound(request, reply, 'This occurrence');
+    view = list.items[0];
+  }
+  return renderEvent(pages, request, reply, view);
+}
+
+async function renderEvent(pages: Pages, request: FastifyRequest, reply: FastifyReply, view: EventView) {
+  const ctx = pages.context(request);
+  const model = await eventModel(ctx, view);
+  const apiRoot = ctx.urls.rest(`/events/${view.record.id}`);
+  const page = await chrome(ctx, pages.config, {
+    title: model.item.title,
+    base: { path: `${ctx.urls.home}/events` },
+    filters: parsePageFilters({}),
+    apiRoot,
+  });
+  const html = eta.render('./event', { ...page, event: model, jsonLd: model.jsonLd, zoneName: view.record.timezone });
+  return sendPage(request, reply, html, pages.headers(apiRoot));
+}
+
+export async function linkedPage(pages: Pages, request: FastifyRequest, reply: FastifyReply, type: 'venue' | 'organizer', slug: string) {
+  const ctx = pages.context(request);
+  const service = ctx.services.linked(type);
+  const id = await service.idForSlug(slug);
+  // (the service refuses what the visitor may not read: a draft venue is not found, as an unknown one)
+  const found = id === undefined ? undefined : await service.get(ctx.actor, id).catch(() => undefined);
+  if (!found) return pages.notFound(request, reply, type === 'venue' ? 'This venue' : 'This organizer');
+  return renderLinked(pages, request, reply, type, found);
+}
+
+async function renderLinked(pages: Pages, request: FastifyRequest, reply: FastifyReply, type: 'venue' | 'organizer', found: LinkedView) {
+  const ctx = pages.context(request);
+  const filter = type === 'venue' ? { venues: [found.record.id] } : { organizers: [found.record.id] };
+  const { items, total } = await upcoming(ctx, filter, 20);
+  const model = type === 'venue' ? venueModel(ctx, found as never) : organizerModel(ctx, found as never);
+  const base: ViewBase = { path: `${ctx.urls.home}/events` };
+  const apiRoot = ctx.urls.rest(`/events/?${type}=${found.record.id}`);
+  const page = await chrome(ctx, pages.config, { title: model.name, base, filters: parsePageFilters({}), apiRoot });
+  const filters = parsePageFilters({ [type]: String(found.record.id) });
+  const html = eta.render(`./${type}`, { ...page, [type]: model, upcoming: items, total, allUrl: viewUrl(base, 'list', filters) });
+  return sendPage(request, reply, html, pages.headers(apiRoot));
+}
