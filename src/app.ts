@@ -16,6 +16,7 @@ import { registerResponseCache } from './http/plugins/cache.plugin.js';
 import { registerCors } from './http/plugins/cors.plugin.js';
 import { registerEnvelope } from './http/plugins/envelope.plugin.js';
 import { registerErrorHandling } from './http/plugins/errors.plugin.js';
+import { registerEtags } from './http/plugins/etag.plugin.js';
 import { clientErrorHandler, registerRateLimit } from './http/plugins/limits.plugin.js';
 import { RouteRegistry } from './http/route.js';
 import { termRoutes } from './http/routes/categories-tags/index.js';
@@ -159,6 +160,7 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
   await registerCors(app, config.corsOrigins);
   await registerRateLimit(app, config.rateLimit, config.redis);
   registerAuth(app, services.users, storage);
+  registerEtags(app);
   registerResponseCache(app, services, config.cacheBytes);
 
   const apiLink = `<${urls.home}/>; rel="https://api.w.org/"`;

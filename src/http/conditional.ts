@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 
 /** A strong validator of these bytes. */
-export function strongEtag(body: string): string {
+export function strongEtag(body: string | Buffer): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
 }
 

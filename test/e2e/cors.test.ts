@@ -41,7 +41,7 @@ describe('CORS off (no CORS_ORIGINS)', () => {
     const get = await t.get('/events', { headers: { origin: APP } });
     assert.equal(get.status, 200);
     assert.deepEqual(corsHeaders(get.headers), []);
-    assert.equal(get.headers.vary, undefined);
+    assert.doesNotMatch(String(get.headers.vary ?? ''), /origin/i, 'no CORS: the answer does not depend on Origin');
     const options = await t.request('OPTIONS', '/events', { headers: preflight(APP) });
     assert.equal(options.status, 200, 'WordPress answers OPTIONS with the route description');
     assert.equal(options.body.namespace, 'calendar/events/v1');
@@ -59,7 +59,7 @@ describe('CORS for listed origins', () => {
     assert.equal(res.status, 200);
     assert.equal(res.headers['access-control-allow-origin'], OTHER);
     assert.equal(res.headers['access-control-expose-headers'], EXPOSED);
-    assert.equal(res.headers.vary, 'Origin');
+    assert.match(String(res.headers.vary), /(^|, )Origin(,|$)/);
     assert.equal(res.headers['access-control-allow-credentials'], undefined, 'no cookies are asked for');
     assert.equal(res.headers['access-control-allow-methods'], undefined, 'preflight headers only on preflights');
   });
@@ -78,14 +78,14 @@ describe('CORS for listed origins', () => {
       assert.equal(res.headers['access-control-allow-methods'], 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS');
       assert.equal(res.headers['access-control-allow-headers'], ALLOWED_HEADERS);
       assert.equal(res.headers['access-control-max-age'], '600');
-      assert.equal(res.headers.vary, 'Origin');
+      assert.match(String(res.headers.vary), /(^|, )Origin(,|$)/);
     }
   });
 
   it('gives an origin that is not listed no CORS header, and no preflight', async () => {
     const get = await t.get('/categories', { headers: { origin: EVIL } });
     assert.deepEqual(corsHeaders(get.headers), []);
-    assert.equal(get.headers.vary, 'Origin', 'the answer depends on Origin, so caches must key on it');
+    assert.match(String(get.headers.vary), /(^|, )Origin(,|$)/, 'the answer depends on Origin, so caches must key on it');
     const res = await t.request('OPTIONS', '/categories', { headers: preflight(EVIL) });
     assert.notEqual(res.status, 204);
     assert.deepEqual(corsHeaders(res.headers), []);
