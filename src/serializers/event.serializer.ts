@@ -11,6 +11,7 @@ import type { EventResponse } from '../http/routes/events/events.schemas.js';
 import type { DateDetails } from '../http/schemas/components.schemas.js';
 import type { Urls } from '../http/urls.js';
 import { formatIsoWithOffset, getZone, parseWall, wallToMs } from '../time/zones.js';
+import { eventSchedule } from './event-schedule.js';
 import { serializeImage } from './image.serializer.js';
 import { organizerJsonLd, serializeOrganizer, serializeVenue, venueJsonLd } from './linked.serializer.js';
 import { serializeEmbeddedTerm } from './term.serializer.js';
@@ -134,6 +135,10 @@ export function eventJsonLd(view: EventView, url: string, urls: Urls): Record<st
     ld.organizer = people.length === 1 ? people[0] : people;
   }
   ld.performer = 'Organization';
+  if (view.series?.kind === 'series') {
+    const schedule = eventSchedule(view.series.recurrence, e);
+    if (schedule) ld.eventSchedule = schedule;
+  }
   const numbers = costNumbers(e.cost);
   if (e.cost.length > 0) {
     ld.offers = {

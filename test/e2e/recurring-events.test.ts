@@ -64,6 +64,12 @@ describe('recurring events', () => {
     assert.equal(single.status, 200);
     assert.equal(single.body.json_ld['@type'], 'Event');
     assert.equal(single.body.json_ld.startDate, '2025-10-27T09:00:00-04:00');
+    // what search engines read of the rule (schema.org Schedule) is on the series; an occurrence has none
+    assert.equal(single.body.json_ld.eventSchedule, undefined);
+    const master = await t.get(`/events/${s.id}`);
+    assert.equal(master.body.json_ld.eventSchedule?.repeatFrequency, 'P1W');
+    assert.equal(master.body.json_ld.eventSchedule?.scheduleTimezone, 'America/New_York');
+    assert.equal(master.body.json_ld.eventSchedule?.startTime, '09:00:00');
   });
 
   it('moves a time in the spring gap forward and counts it (case 2), takes the first of an ambiguous one (case 3)', async () => {
