@@ -118,6 +118,8 @@ export async function chrome(ctx: PageContext, config: Config, o: ChromeOptions)
   const showBar = o.view !== undefined && (o.embed ? o.filterBar === true : o.filterBar !== false);
   const today = siteToday(ctx);
   const date = o.at?.date ?? o.filters.date ?? '';
+  // a month's page (or a month picked in the filter bar) switches to a day of that month, not to `/events/YYYY-MM/`
+  const day = /^\d{4}-\d{2}$/.test(date) ? (today.startsWith(date) ? today : `${date}-01`) : date;
   return {
     site: { name: config.siteName, home },
     title: o.title ?? 'Events',
@@ -127,7 +129,7 @@ export async function chrome(ctx: PageContext, config: Config, o: ChromeOptions)
     views: (['list', 'month', 'day'] as const).map((name) => ({
       name,
       label: LABELS[name],
-      url: viewUrl(o.base, name, given, name === 'list' ? {} : { date: date || undefined }),
+      url: viewUrl(o.base, name, given, name === 'list' ? {} : { date: (name === 'day' ? day : date) || undefined }),
       current: name === o.view,
     })),
     filterBar: showBar
@@ -142,7 +144,7 @@ export async function chrome(ctx: PageContext, config: Config, o: ChromeOptions)
             : [],
           values: o.filters,
           choices: await filterChoices(ctx),
-          date: o.view === 'month' ? (date || today).slice(0, 7) : date,
+          date: o.view === 'month' ? (date || today).slice(0, 7) : day,
         }
       : undefined,
     subscribe: subscribeLinks(ctx.urls, '/events.ics', apiFilterPairs(given, o.base), config.siteName),

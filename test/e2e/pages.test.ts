@@ -101,6 +101,15 @@ describe('calendar pages: views', () => {
     assert.deepEqual(links, [`${PUBLIC_URL}/events/month/2025-10/`, `${PUBLIC_URL}/events/month/2025-12/`]);
   });
 
+  it("the view switch of a month (by path or by the filter bar's month) leads to a day of that month, which exists", async () => {
+    for (const url of ['/events/month/2025-11/', '/events/month/?date=2025-11']) {
+      const res = await page(t, url);
+      const day = all(res.doc, (e) => e.name === 'a' && text(e) === 'Day' && attr(e, 'data-view-link') !== undefined)[0];
+      assert.equal(attr(day, 'href'), `${PUBLIC_URL}/events/2025-11-01/`, url);
+      assert.equal((await page(t, new URL(attr(day, 'href') ?? '').pathname)).status, 200, url);
+    }
+  });
+
   it("marks today's cell with aria-current=date in the current month", async () => {
     const res = await page(t, '/events/month/');
     const today = all(res.doc, (e) => e.name === 'td' && attr(e, 'aria-current') === 'date');

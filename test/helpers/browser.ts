@@ -52,6 +52,8 @@ export function launchBrowser(): Promise<Browser> {
     headless: 'shell',
     // --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start; /dev/shm is small in containers
     args: ['--no-sandbox', '--disable-dev-shm-usage'],
+    // a call the page never answers fails the test in seconds, not after puppeteer's default three minutes
+    protocolTimeout: 20_000,
   });
 }
 
@@ -154,6 +156,8 @@ export async function screenshots(page: Page, name: string): Promise<string[]> {
 
 /** Wait until the page has laid out and painted what its scripts just did (two animation frames). */
 export async function nextFrames(page: Page): Promise<void> {
+  // without JavaScript no script changes anything, and animation-frame callbacks never run
+  if (!page.isJavaScriptEnabled()) return;
   await page.evaluate(
     () => new Promise<void>((resolve) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(() => resolve()))),
   );
