@@ -28,9 +28,9 @@ export function dateDetails(value: string): DateDetails {
 }
 
 /** The event's page; an occurrence's is its series' page for the day it starts (`/event/<slug>/<YYYY-MM-DD>/`). */
-export function eventPermalink(view: EventView, urls: Urls): string {
+export function eventPermalink(view: Pick<EventView, 'record'>, urls: Urls): string {
   const page = urls.permalink('event', view.record.slug, view.record.id);
-  if (view.series?.kind !== 'occurrence' || view.record.slug === '') return page;
+  if (view.record.kind !== 'occurrence' || view.record.slug === '') return page;
   return `${page}${view.record.startDate.slice(0, 10)}/`;
 }
 

@@ -9,7 +9,7 @@ import type { EventListQuery } from '../domain/events/event.js';
 import type { Services } from '../domain/services.js';
 import type { Urls } from '../http/urls.js';
 import { formatUtcMs, getZone, utcMsToZonedWall } from '../time/zones.js';
-import { type EventItem, eventItem, stackOrder } from './event-item.js';
+import { type EventItem, eventItem, type GridEvent, gridEvent, stackOrder } from './event-item.js';
 import { addDays, dayKey, dayParts, MONTHS } from './format.js';
 import { gridBounds, type MonthGrid, monthGrid } from './month-grid.js';
 import type { ResolvedFilters } from './page-filters.js';
@@ -38,18 +38,16 @@ function currentYear(ctx: PageContext): number {
 
 const midnight = (day: string) => ({ wall: { ...dayParts(day), hour: 0, minute: 0, second: 0 }, dateOnly: true });
 
+/** The feed's query for the site's days [first, last], a day either side (another zone's event may sit on them). */
+function daysQuery(first: string, last: string, filters: Exclude<ResolvedFilters, { none: true }>) {
+  const { none: _none, ...f } = filters;
+  return { ...f, start: midnight(addDays(first, -1)), end: midnight(addDays(last, 2)), timeZone: null, limit: VIEW_LIMIT };
+}
+
 /** Events overlapping the site's days [first, last], placed on the days they cover in their own zone. */
 async function eventsOnDays(ctx: PageContext, first: string, last: string, filters: ResolvedFilters) {
   if (filters.none) return { items: [] as EventItem[], total: 0 };
-  const { none: _none, ...f } = filters;
-  // a day either side: an event in another zone may sit on a day of the grid that is not its site-zone day
-  const page = await ctx.services.events.feed(ctx.actor, {
-    ...f,
-    start: midnight(addDays(first, -1)),
-    end: midnight(addDays(last, 2)),
-    timeZone: null,
-    limit: VIEW_LIMIT,
-  });
+  const page = await ctx.services.events.feed(ctx.actor, daysQuery(first, last, filters));
   const year = currentYear(ctx);
   const items = page.items
     .filter((v) => !v.record.hideFromListings)
@@ -58,10 +56,24 @@ async function eventsOnDays(ctx: PageContext, first: string, last: string, filte
   return { items, total: page.total };
 }
 
+/** The same for the month grid, from the records alone (a month may hold thousands: nothing embedded is read). */
+async function gridEventsOnDays(ctx: PageContext, first: string, last: string, filters: ResolvedFilters) {
+  if (filters.none) return { items: [] as GridEvent[], total: 0 };
+  const page = await ctx.services.events.feedRecords(ctx.actor, daysQuery(first, last, filters), { withoutText: true });
+  const year = currentYear(ctx);
+  const items: GridEvent[] = [];
+  for (const record of page.records) {
+    if (record.hideFromListings) continue;
+    const item = gridEvent(record, ctx.urls, year);
+    if (item.lastDay >= first && item.firstDay <= last) items.push(item);
+  }
+  return { items, total: page.total };
+}
+
 export interface MonthModel {
   readonly month: string;
   readonly label: string;
-  readonly grid: MonthGrid<EventItem>;
+  readonly grid: MonthGrid<GridEvent>;
   readonly previous: string;
   readonly next: string;
   readonly truncated: boolean;
@@ -81,7 +93,7 @@ function shiftMonth(month: string, by: number): string {
 
 export async function monthModel(ctx: PageContext, month: string, filters: ResolvedFilters): Promise<MonthModel> {
   const { first, last } = gridBounds(month);
-  const { items, total } = await eventsOnDays(ctx, first, last, filters);
+  const { items, total } = await gridEventsOnDays(ctx, first, last, filters);
   items.sort(stackOrder);
   return {
     month,

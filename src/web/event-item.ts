@@ -5,19 +5,25 @@
  */
 import { htmlToText } from '../domain/content/html.js';
 import { formatCost } from '../domain/events/cost.js';
+import type { EventRecord } from '../domain/events/event.js';
 import type { EventView } from '../domain/events/event.service.js';
 import type { Urls } from '../http/urls.js';
 import { eventPermalink } from '../serializers/event.serializer.js';
 import { type ShownTimes, shownTimes } from './format.js';
 import type { GridItem } from './month-grid.js';
 
-export interface EventItem extends GridItem {
+/** What the month grid shows of an event: read from its record alone, nothing embedded. */
+export interface GridEvent extends GridItem {
   readonly title: string;
   readonly url: string;
   readonly times: ShownTimes;
   /** Covers more than one day (drawn as a bar in the month grid). */
   readonly multiDay: boolean;
   readonly featured: boolean;
+}
+
+/** What the list, the day and the single pages show of an event. */
+export interface EventItem extends GridEvent {
   readonly venue: string | undefined;
   readonly cost: string;
   /** Plain text, at most ~30 words. */
@@ -38,18 +44,24 @@ function plainWords(html: string, words: number): string {
   return parts.length > words ? `${parts.slice(0, words).join(' ')}…` : text;
 }
 
-export function eventItem(view: EventView, urls: Urls, currentYear: number): EventItem {
-  const e = view.record;
-  const times = shownTimes(e, currentYear);
+export function gridEvent(record: EventRecord, urls: Urls, currentYear: number): GridEvent {
+  const times = shownTimes(record, currentYear);
   return {
-    id: e.id,
+    id: record.id,
     firstDay: times.firstDay,
     lastDay: times.lastDay,
-    title: htmlToText(e.title),
-    url: eventPermalink(view, urls),
+    title: htmlToText(record.title),
+    url: eventPermalink({ record }, urls),
     times,
     multiDay: times.lastDay > times.firstDay,
-    featured: e.featured,
+    featured: record.featured,
+  };
+}
+
+export function eventItem(view: EventView, urls: Urls, currentYear: number): EventItem {
+  const e = view.record;
+  return {
+    ...gridEvent(e, urls, currentYear),
     venue: view.venue ? htmlToText(view.venue.record.title) : undefined,
     cost: formatCost(e.cost, e.currencySymbol, e.currencyPosition),
     excerpt: plainWords(e.excerpt || e.content, 30),
@@ -60,8 +72,8 @@ export function eventItem(view: EventView, urls: Urls, currentYear: number): Eve
 }
 
 /** The month grid's stacking order: bars (multi-day) and all-day items first, longest first, then by start. */
-export function stackOrder(a: EventItem, b: EventItem): number {
-  const rank = (i: EventItem) => (i.multiDay ? 0 : i.times.allDay ? 1 : 2);
+export function stackOrder(a: GridEvent, b: GridEvent): number {
+  const rank = (i: GridEvent) => (i.multiDay ? 0 : i.times.allDay ? 1 : 2);
   return (
     rank(a) - rank(b) ||
     a.firstDay.localeCompare(b.firstDay) ||

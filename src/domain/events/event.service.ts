@@ -315,6 +315,16 @@ export class EventService {
    * without an offset are read in `timeZone` (or, without one, the site's).
    */
   async feed(actor: Actor, q: FeedQuery): Promise<FeedPage> {
+    const { records, total, zone } = await this.feedRecords(actor, q);
+    return { items: await this.views(records, actor), total, zone };
+  }
+
+  /** The records of `feed`, without what they embed (the month page needs no venue, terms or images). */
+  async feedRecords(
+    actor: Actor,
+    q: FeedQuery,
+    options: { readonly withoutText?: boolean } = {},
+  ): Promise<{ records: EventRecord[]; total: number; zone: string | undefined }> {
     const named = q.timeZone && q.timeZone.toLowerCase() !== 'local' ? canonicalZoneName(q.timeZone) : undefined;
     const zone = getZone(named ?? this.siteZone);
     const instant = (b: IsoBound) => (b.offsetMinutes === undefined ? zonedWallToUtcMs(b.wall, zone) : wallToMs(b.wall) - b.offsetMinutes * 60_000);
@@ -341,11 +351,12 @@ export class EventService {
         search: q.search ? parseSearch(q.search) : undefined,
         termGroups: [q.categories, q.tags].filter((g): g is readonly number[] => Array.isArray(g)),
         orderByStartUtc: true,
+        withoutText: options.withoutText ? true : undefined,
       },
       q.limit,
       0,
     );
-    return { items: await this.views(events, actor), total, zone: named };
+    return { records: events, total, zone: named };
   }
 
   // ---- iCalendar -----------------------------------------------------------------------------------------

@@ -174,4 +174,6 @@ export interface EventListFilter extends PlainFilters {
   readonly orderByStartUtc?: boolean;
   /** Latest first. */
   readonly newestFirst?: boolean;
+  /** Content and excerpt may be left empty (the caller shows neither). */
+  readonly withoutText?: boolean;
 }

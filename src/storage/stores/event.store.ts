@@ -5,7 +5,7 @@ import type { PostFields, PostPatch } from '../../domain/posts/post.js';
 import type { PostKindStore } from '../../domain/posts/post-writer.js';
 import { SLUG_UNIQUE_STATUSES } from '../../domain/posts/status.js';
 import { statusesOnly, visiblePosts } from '../../domain/visibility.js';
-import type { Database, EventsTable } from '../database.js';
+import type { Database, EventsTable, PostsTable } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
 import { columnMap, flag, jsonList } from './columns.js';
 import { likeContains } from './like.js';
@@ -93,6 +93,25 @@ const needsPostRow = (f: EventListFilter) => f.search !== undefined || statusesO
 /** The visibility rule's columns here: the status mirrored on `events`, the rest from the post. */
 const VISIBILITY_COLUMNS = { status: 'events.status', authorId: 'posts.author_id', statusBeforeTrash: 'posts.status_before_trash' } as const;
 
+/** Every column of `posts` but the long texts. */
+const SUMMARY_POST_COLUMNS = [
+  'id',
+  'type',
+  'status',
+  'status_before_trash',
+  'author_id',
+  'title',
+  'slug',
+  'password',
+  'parent_id',
+  'menu_order',
+  'image_id',
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+] as const satisfies readonly (keyof PostsTable)[];
+
 const DAY_COUNTABLE = new Set<string>(['visibility', 'statuses', 'startGte', 'endLte', 'orderByDate'] satisfies (keyof EventListFilter)[]);
 const DAY_START = ' 00:00:00';
 const DAY_END = ' 23:59:59';
@@ -127,6 +146,16 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
 
   private base() {
     return this.db.selectFrom('events').innerJoin('posts', 'posts.id', 'events.post_id').selectAll(['posts', 'events']);
+  }
+
+  /** The rows without their text (content and excerpt read as empty): for pages of many events that show none. */
+  private summaryBase() {
+    return this.db
+      .selectFrom('events')
+      .innerJoin('posts', 'posts.id', 'events.post_id')
+      .select(SUMMARY_POST_COLUMNS.map((c) => `posts.${c}` as const))
+      .select([sql<string>`''`.as('content'), sql<string>`''`.as('excerpt')])
+      .selectAll('events');
   }
 
   async find(id: number): Promise<EventRecord | undefined> {
@@ -427,7 +456,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       const byId = new Map(rows.map((r) => [Number(r.id), toRecord(r)]));
       return { events: ids.map((id) => byId.get(id)).filter((r): r is EventRecord => r !== undefined), total };
     }
-    let q = this.base().where((eb) => this.conditions(eb, filter));
+    let q = (filter.withoutText ? this.summaryBase() : this.base()).where((eb) => this.conditions(eb, filter));
     if (filter.orderByDate) q = q.orderBy('posts.date_utc').orderBy('posts.id');
     else {
       const direction = filter.newestFirst ? 'desc' : 'asc';
