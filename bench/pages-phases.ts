@@ -94,9 +94,19 @@ const r2 = (x: number) => Number(x.toFixed(2));
 /** Self time per function and per part of the code, in ms per request. */
 function summarize(
   requests: number,
-  profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[]; timeDeltas: number[] },
+  profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[]; samples: number[]; timeDeltas: number[] },
 ) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
+  // the profiler's own work (the inspector session answering Profiler.stop) is not the page's
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const own = new Set<number>();
+  const mark = (id: number, inside: boolean) => {
+    const node = nodes.get(id)!;
+    const here = inside || node.callFrame.url === 'node:inspector';
+    if (here) own.add(id);
+    for (const c of node.children ?? []) mark(c, here);
+  };
+  mark(profile.nodes[0].id, false);
   const fns = new Map<string, number>();
   const parts = new Map<string, number>();
   const part = (url: string, name: string) => {
@@ -108,6 +118,7 @@ function summarize(
     return url.startsWith('node:') ? 'node internals' : 'other';
   };
   profile.samples.forEach((id, i) => {
+    if (own.has(id)) return;
     const f = byId.get(id)!;
     const ms = (profile.timeDeltas[i] ?? 0) / 1000 / requests;
     const where = f.url === '' ? '' : ` ${f.url.replace(/^.*\/(dist|node_modules)\//, '$1/')}:${f.lineNumber + 1}`;

@@ -4,7 +4,8 @@
  * (bench/pages-data.ts) among `--events` in all, `calendar serve` on it as a user runs it, and per scenario and
  * round: time to the last byte over one keep-alive connection (p50/p95; the service's time plus loopback), the
  * same against a bare node:http server sending the same bytes (the floor), then req/s at `--connections` for
- * the bare server and the service (autocannon, its own process) and their ratio, and the service's peak RSS.
+ * the bare server and the service (autocannon, its own process; the service's run lasts at least two waves of
+ * `--connections` requests) and their ratio, and the service's peak RSS.
  * Then where the time goes, in-process (bench/pages-phases.ts). Rounds: every scenario once, three times.
  *
  * Options: --dialects sqlite,postgres --events N (10000) --busy N (1000) --month YYYY-MM (next month)
@@ -218,8 +219,11 @@ async function benchDialect(dialect: string) {
         const ttlb = await timeToLastByte(service.base, s.request, s.status, o.requests, 5, o.budgetSeconds * 1000);
         const baselineTtlb = await timeToLastByte(baseline.base, s.request, s.status, o.requests, 5, 1000);
         const base = await load(dir, baseline.base, s.request, o.connections, o.duration);
+        // the connections' requests run together and end together, after about `connections` times one's cost:
+        // a run shorter than two such waves would measure the first wave's wait, or nothing
+        const duration = Math.max(o.duration, Math.min(30, Math.ceil((2 * o.connections * ttlb.p50) / 1000)));
         resetPeakRss(service.child.pid!);
-        const target = await load(dir, service.base, s.request, o.connections, o.duration);
+        const target = await load(dir, service.base, s.request, o.connections, duration);
         const rss = peakRssMb(service.child.pid!);
         await settle(service.base);
         for (const [who, r] of [
@@ -235,7 +239,7 @@ async function benchDialect(dialect: string) {
         runs.get(s.id)!.push({ round, ttlb, baselineTtlb, service: target, baseline: base, ratio, peakRssMb: rss });
         process.stdout.write(
           `[${dialect} r${round}] ${s.id.padEnd(15)} last byte p50 ${fmt(ttlb.p50)} p95 ${fmt(ttlb.p95)} ms (n ${ttlb.n}; bare ${fmt(baselineTtlb.p50)})  ` +
-            `${fmt(target.requestsPerSec)} req/s p50 ${target.p50} p99 ${target.p99} ms  bare ${fmt(base.requestsPerSec)} req/s  ratio ${ratio.toFixed(3)}` +
+            `${fmt(target.requestsPerSec)} req/s p50 ${target.p50} p99 ${target.p99} ms${duration > o.duration ? ` (${duration} s)` : ''}  bare ${fmt(base.requestsPerSec)} req/s  ratio ${ratio.toFixed(3)}` +
             `${ratio > 1 ? ' !! ABOVE 1: MEASUREMENT ERROR' : ''}${target.total === 0 ? ' (no answer within the run: raise --duration)' : ''}  RSS ${rss} MB\n`,
         );
       }
