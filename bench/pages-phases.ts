@@ -94,7 +94,11 @@ const r2 = (x: number) => Number(x.toFixed(2));
 /** Self time per function and per part of the code, in ms per request. */
 function summarize(
   requests: number,
-  profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[]; samples: number[]; timeDeltas: number[] },
+  profile: {
+    nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
+    samples: number[];
+    timeDeltas: number[];
+  },
 ) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
   // the profiler's own work (the inspector session answering Profiler.stop) is not the page's
