@@ -25,6 +25,7 @@ import { Storage } from '../src/storage/storage.js';
 import type { LoadResult } from './load.js';
 import { type BusySite, SITE_TIMEZONE, seedBusySite } from './pages-data.js';
 import {
+  type Answer,
   children,
   fetchAnswer,
   killChildren,
@@ -167,6 +168,8 @@ interface Run {
   baseline: LoadResult;
   ratio: number;
   peakRssMb: number;
+  /** How long the service's load ran (at least --duration; see measure). */
+  seconds: number;
 }
 
 const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n >= 10 ? n.toFixed(1) : n.toFixed(2));
@@ -196,55 +199,78 @@ async function benchDialect(dialect: string) {
     );
 
     const env = { SITE_TIMEZONE };
-    const services: Record<Scenario['service'], Proc> = {
-      normal: await startService(where.databaseUrl, env),
-      nocache: await startService(where.databaseUrl, { ...env, CACHE_MB: '0' }),
-    };
+    const start = (kind: Scenario['service']) => startService(where.databaseUrl, kind === 'nocache' ? { ...env, CACHE_MB: '0' } : env);
+    const services: Record<Scenario['service'], Proc> = { normal: await start('normal'), nocache: await start('nocache') };
     const month = await fetchAnswer(services.normal.base, { method: 'GET', path: `/events/month/${site.month}/` });
     const list = scenarios(site, month.headers.etag ?? '');
     // each scenario's own bare server, with the answer the service gave it
+    const answers = new Map<string, Answer>();
     const baselines = new Map<string, Proc>();
-    const bytes: Record<string, number> = {};
     for (const s of list) {
       const answer = await fetchAnswer(services[s.service].base, s.request);
       if (answer.status !== s.status) throw new Error(`${s.request.path}: ${answer.status}, expected ${s.status}`);
-      bytes[s.id] = answer.body.length;
+      answers.set(s.id, answer);
       baselines.set(s.id, await startBaseline(dir, s.id, s.request, answer));
     }
     const runs = new Map<string, Run[]>(list.map((s) => [s.id, []]));
+    let servicePeakRssMb = 0;
+    const measure = async (s: Scenario, round: number) => {
+      const service = services[s.service];
+      const baseline = baselines.get(s.id)!;
+      const ttlb = await timeToLastByte(service.base, s.request, s.status, o.requests, 5, o.budgetSeconds * 1000);
+      const baselineTtlb = await timeToLastByte(baseline.base, s.request, s.status, o.requests, 5, 1000);
+      const base = await load(dir, baseline.base, s.request, o.connections, o.duration);
+      // the connections' requests run together and end together, after about `connections` times one's cost:
+      // a run shorter than two such waves would measure the first wave's wait, or nothing
+      const duration = Math.max(o.duration, Math.min(30, Math.ceil((2 * o.connections * ttlb.p50) / 1000)));
+      resetPeakRss(service.child.pid!);
+      const target = await load(dir, service.base, s.request, o.connections, duration);
+      const rss = peakRssMb(service.child.pid!);
+      servicePeakRssMb = Math.max(servicePeakRssMb, rss);
+      await settle(service.base);
+      for (const [who, r] of [
+        ['service', target],
+        ['baseline', base],
+      ] as const) {
+        const other = Object.entries(r.statusCodes ?? {}).filter(([code]) => Number(code) !== s.status);
+        // no answer at all is slow, not wrong: 64 requests in flight finish together, after 64 times one's cost
+        if (r.errors + r.timeouts > 0 || other.length > 0)
+          throw new Error(`${dialect} ${s.id} ${who}: errors ${r.errors}, timeouts ${r.timeouts}, statuses ${JSON.stringify(r.statusCodes)}`);
+      }
+      const ratio = target.requestsPerSec / base.requestsPerSec;
+      runs.get(s.id)!.push({ round, ttlb, baselineTtlb, service: target, baseline: base, ratio, peakRssMb: rss, seconds: duration });
+      process.stdout.write(
+        `[${dialect} r${round}] ${s.id.padEnd(15)} last byte p50 ${fmt(ttlb.p50)} p95 ${fmt(ttlb.p95)} ms (n ${ttlb.n}; bare ${fmt(baselineTtlb.p50)})  ` +
+          `${fmt(target.requestsPerSec)} req/s p50 ${target.p50} p99 ${target.p99} ms${duration > o.duration ? ` (${duration} s)` : ''}  bare ${fmt(base.requestsPerSec)} req/s  ratio ${ratio.toFixed(3)}` +
+          `${ratio > 1 ? ' !! ABOVE 1: MEASUREMENT ERROR' : ''}${target.total === 0 ? ' (no answer within the run: raise --duration)' : ''}  RSS ${rss} MB\n`,
+      );
+    };
+    const alive = (p: Proc) => p.child.exitCode === null && p.child.signalCode === null;
+    const restarts: { round: number; scenario: string; process: string; exit: string }[] = [];
     for (let round = 1; round <= o.rounds; round++) {
       for (const s of list) {
-        const service = services[s.service];
-        const baseline = baselines.get(s.id)!;
-        const ttlb = await timeToLastByte(service.base, s.request, s.status, o.requests, 5, o.budgetSeconds * 1000);
-        const baselineTtlb = await timeToLastByte(baseline.base, s.request, s.status, o.requests, 5, 1000);
-        const base = await load(dir, baseline.base, s.request, o.connections, o.duration);
-        // the connections' requests run together and end together, after about `connections` times one's cost:
-        // a run shorter than two such waves would measure the first wave's wait, or nothing
-        const duration = Math.max(o.duration, Math.min(30, Math.ceil((2 * o.connections * ttlb.p50) / 1000)));
-        resetPeakRss(service.child.pid!);
-        const target = await load(dir, service.base, s.request, o.connections, duration);
-        const rss = peakRssMb(service.child.pid!);
-        await settle(service.base);
-        for (const [who, r] of [
-          ['service', target],
-          ['baseline', base],
-        ] as const) {
-          const other = Object.entries(r.statusCodes ?? {}).filter(([code]) => Number(code) !== s.status);
-          // no answer at all is slow, not wrong: 64 requests in flight finish together, after 64 times one's cost
-          if (r.errors + r.timeouts > 0 || other.length > 0)
-            throw new Error(`${dialect} ${s.id} ${who}: errors ${r.errors}, timeouts ${r.timeouts}, statuses ${JSON.stringify(r.statusCodes)}`);
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await measure(s, round);
+            break;
+          } catch (error) {
+            // on a shared machine a process of ours may be ended from outside: start it again and measure again
+            const gone = [
+              ['service', services[s.service]],
+              ['baseline', baselines.get(s.id)!],
+            ].filter(([, p]) => !alive(p as Proc)) as [string, Proc][];
+            if (gone.length === 0 || attempt >= 3) throw error;
+            for (const [what, p] of gone) {
+              const exit = `code ${p.child.exitCode}, signal ${p.child.signalCode}`;
+              restarts.push({ round, scenario: s.id, process: what, exit });
+              process.stdout.write(`[${dialect} r${round}] ${s.id}: the ${what} process was gone (${exit}): started again, measuring again\n`);
+              if (what === 'service') services[s.service] = await start(s.service);
+              else baselines.set(s.id, await startBaseline(dir, s.id, s.request, answers.get(s.id)!));
+            }
+          }
         }
-        const ratio = target.requestsPerSec / base.requestsPerSec;
-        runs.get(s.id)!.push({ round, ttlb, baselineTtlb, service: target, baseline: base, ratio, peakRssMb: rss });
-        process.stdout.write(
-          `[${dialect} r${round}] ${s.id.padEnd(15)} last byte p50 ${fmt(ttlb.p50)} p95 ${fmt(ttlb.p95)} ms (n ${ttlb.n}; bare ${fmt(baselineTtlb.p50)})  ` +
-            `${fmt(target.requestsPerSec)} req/s p50 ${target.p50} p99 ${target.p99} ms${duration > o.duration ? ` (${duration} s)` : ''}  bare ${fmt(base.requestsPerSec)} req/s  ratio ${ratio.toFixed(3)}` +
-            `${ratio > 1 ? ' !! ABOVE 1: MEASUREMENT ERROR' : ''}${target.total === 0 ? ' (no answer within the run: raise --duration)' : ''}  RSS ${rss} MB\n`,
-        );
       }
     }
-    const servicePeakRssMb = peakRssMb(services.normal.child.pid!);
     for (const p of Object.values(services)) p.child.kill('SIGTERM');
     for (const p of baselines.values()) p.child.kill('SIGTERM');
     children.clear();
@@ -278,7 +304,7 @@ async function benchDialect(dialect: string) {
         ...(s.request.headers ? { headers: s.request.headers } : {}),
         service: s.service,
         status: s.status,
-        bytes: bytes[s.id],
+        bytes: answers.get(s.id)!.body.length,
         runs: r,
         summary: {
           ttlbP50Ms: sp((x) => x.ttlb.p50),
@@ -295,7 +321,7 @@ async function benchDialect(dialect: string) {
         },
       };
     });
-    return { dialect, site, wallSeconds: (Date.now() - started) / 1000, servicePeakRssMb, scenarios: summaries, phases };
+    return { dialect, site, wallSeconds: (Date.now() - started) / 1000, servicePeakRssMb, restarts, scenarios: summaries, phases };
   } finally {
     killChildren();
     rmSync(dir, { recursive: true, force: true });
