@@ -46,6 +46,8 @@ export interface LoadResult {
   timeouts: number;
   seconds: number;
   cacheHits?: number;
+  /** Answers per status code (a conditional GET's are 304s, which autocannon counts as non-2xx). */
+  statusCodes?: Record<string, number>;
 }
 
 const spec = JSON.parse(readFileSync(process.argv[2], 'utf8')) as LoadSpec;
@@ -53,7 +55,7 @@ let created = 0;
 let cacheHits = 0;
 
 function toAutocannon(r: RequestSpec): Record<string, unknown> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...r.headers };
   if (r.auth && spec.authorization) headers.authorization = spec.authorization;
   if (r.body) headers['content-type'] = 'application/json';
   const out: Record<string, unknown> = { method: r.method, path: r.path, headers };
@@ -108,6 +110,7 @@ instance.on('done', (result: any) => {
     timeouts: result.timeouts,
     seconds: result.duration,
     ...(spec.countCacheHits ? { cacheHits } : {}),
+    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]: [string, any]) => [code, s.count])),
   };
   process.stdout.write(`${JSON.stringify(out)}\n`);
 });

@@ -13,6 +13,8 @@ export interface RequestSpec {
   auth?: boolean;
   /** A create: the body is made afresh for every request (unique titles), in the load process. */
   body?: 'minimal' | 'realistic';
+  /** Sent as they are (a conditional GET's If-None-Match). */
+  headers?: Record<string, string>;
 }
 
 /** What the baseline serves (bench/baseline.ts): the captured answers, their bodies in a file beside it. */
