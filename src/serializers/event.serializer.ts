@@ -11,6 +11,7 @@ import type { EventResponse } from '../http/routes/events/events.schemas.js';
 import type { DateDetails } from '../http/schemas/components.schemas.js';
 import type { Urls } from '../http/urls.js';
 import { formatIsoWithOffset, getZone, parseWall, wallToMs } from '../time/zones.js';
+import { globalIds } from './global-id.js';
 import { serializeImage } from './image.serializer.js';
 import { organizerJsonLd, serializeOrganizer, serializeVenue, venueJsonLd } from './linked.serializer.js';
 import { serializeEmbeddedTerm } from './term.serializer.js';
@@ -36,11 +37,11 @@ export function eventPermalink(view: EventView, urls: Urls): string {
 export function serializeEvent(view: EventView, urls: Urls, options: { single?: boolean } = {}): EventResponse {
   const e = view.record;
   const url = eventPermalink(view, urls);
-  const globalId = urls.globalId(e.id);
+  const ids = globalIds(e, urls);
   const out: EventResponse = {
     id: e.id,
-    global_id: globalId,
-    global_id_lineage: [globalId],
+    global_id: ids.global_id,
+    global_id_lineage: ids.global_id_lineage,
     author: String(e.authorId),
     status: e.status,
     date: e.date,

@@ -16,6 +16,11 @@ import { checkUrl, FetchError, fetchText } from './fetch.js';
 import { IcsImporter, type ImportOptions, type ImportProgress, type UpdateAuthority } from './ics.importer.js';
 import { parseInWorker } from './ics.sandbox.js';
 import { IcsFormatError, looksLikeICalendar } from './ics.structure.js';
+import { TecAbort } from './tec/tec.client.js';
+import { DiscoveryError } from './tec/tec.discovery.js';
+import type { TecSettings } from './tec/tec.importer.js';
+import { ImportRunningError, LostTecLease, runningJob, runTecJob, type TecProgress, totals } from './tec/tec.job.js';
+import type { TecServices } from './tec/tec.writer.js';
 
 export const UPDATE_AUTHORITIES: readonly UpdateAuthority[] = ['overwrite', 'retain', 'preserve_local_changes'];
 export const IMPORT_STATUSES = ['publish', 'draft', 'pending', 'private'] as const;
@@ -24,13 +29,18 @@ export const IMPORT_STATUSES = ['publish', 'draft', 'pending', 'private'] as con
 export const LEASE_MS = 60_000;
 
 export interface ImportRequest {
-  readonly source: 'ics';
+  readonly source: 'ics' | 'tec';
   readonly text?: string;
   readonly url?: string;
   readonly dryRun: boolean;
   readonly defaultStatus: string;
   readonly updateAuthority: UpdateAuthority;
+  /** A site import's own options (tec.job.ts names them), stored with the job. */
+  readonly tec?: Readonly<Record<string, unknown>>;
 }
+
+/** A job's progress as runPending reports it; a site import adds its stage and report. */
+export type JobProgress = ImportProgress & { readonly tec?: TecProgress };
 
 /** Who may import: editors and administrators (they may write everyone's events and create terms). */
 export function canImport(actor: Actor): boolean {
@@ -43,6 +53,8 @@ export interface ImportSettings {
   readonly siteZone: string;
   readonly allowPrivate: boolean;
   readonly parseTimeoutMs: number;
+  /** Site imports: the client's first backoff, failures in a row before stopping, and its user agent. */
+  readonly tec?: Omit<TecSettings, 'allowPrivate' | 'siteZone'>;
 }
 
 export class ImportService {
@@ -55,6 +67,8 @@ export class ImportService {
     eventsIn: (tx: Storage) => EventService,
     private readonly settings: ImportSettings,
     private readonly clock: () => number = Date.now,
+    /** The services a site import writes through, bound to a transaction. */
+    private readonly servicesIn?: (tx: Storage) => TecServices,
   ) {
     this.importer = new IcsImporter(storage, eventsIn, clock);
   }
@@ -70,10 +84,18 @@ export class ImportService {
         throw errors.importUrlRefused(error instanceof Error ? error.message : String(error));
       }
     }
+    if (request.source === 'tec') {
+      const running = await runningJob(this.storage, request.url ?? '', Number.MAX_SAFE_INTEGER, stamp(this.clock()));
+      if (running !== undefined) throw errors.importRunning(running);
+    }
     const payloadKind = request.text !== undefined ? 'text' : 'url';
+    const options =
+      request.source === 'tec'
+        ? { ...request.tec, dry_run: request.dryRun }
+        : { dry_run: request.dryRun, default_status: request.defaultStatus, update_authority: request.updateAuthority };
     return this.storage.imports.create({
       source: request.source,
-      options: { dry_run: request.dryRun, default_status: request.defaultStatus, update_authority: request.updateAuthority },
+      options,
       payloadKind,
       payload: request.text ?? request.url ?? '',
       userId: actor.id,
@@ -88,6 +110,11 @@ export class ImportService {
     return job;
   }
 
+  /** A site import's report (null for other jobs, and before it has one). */
+  async report(job: ImportJob): Promise<unknown> {
+    return job.source === 'tec' ? (await this.storage.importMap.jobExtras(job.id)).report : null;
+  }
+
   async list(actor: Actor, page: number, perPage: number): Promise<{ items: ImportJob[]; total: number }> {
     if (!canImport(actor)) throw errors.forbidden(isAuthenticated(actor));
     const { jobs, total } = await this.storage.imports.list(perPage, (page - 1) * perPage);
@@ -95,7 +122,7 @@ export class ImportService {
   }
 
   /** Claims and runs jobs until none is left; returns how many ran. `only`: that job alone (the CLI). */
-  async runPending(only?: number, onProgress?: (job: ImportJob, p: ImportProgress) => void): Promise<number> {
+  async runPending(only?: number, onProgress?: (job: ImportJob, p: JobProgress) => void): Promise<number> {
     let ran = 0;
     for (;;) {
       const now = this.clock();
@@ -109,9 +136,12 @@ export class ImportService {
   }
 
   /** Runs a claimed job to its end: done, or failed with the reason (a malformed file, a refused URL). */
-  private async run(job: ImportJob, onProgress?: (job: ImportJob, p: ImportProgress) => void): Promise<void> {
-    const renew = async (p: ImportProgress) => {
+  private async run(job: ImportJob, onProgress?: (job: ImportJob, p: JobProgress) => void): Promise<void> {
+    // the latest progress: what the keep-alive below writes again (it must not move the counts back)
+    let last: JobProgress = { done: job.progressDone, total: job.progressTotal, counts: job, errors: job.errors };
+    const renew = async (p: JobProgress) => {
       const now = this.clock();
+      last = p;
       onProgress?.(job, p);
       const mine = await this.storage.imports.heartbeat(job.id, this.owner, {
         now: stamp(now),
@@ -130,10 +160,10 @@ export class ImportService {
         .heartbeat(job.id, this.owner, {
           now: stamp(now),
           leaseUntil: stamp(now + LEASE_MS),
-          progressDone: job.progressDone,
-          progressTotal: job.progressTotal,
-          counts: job,
-          errors: job.errors,
+          progressDone: last.done,
+          progressTotal: last.total,
+          counts: last.counts,
+          errors: last.errors,
         })
         .catch(() => undefined);
     }, LEASE_MS / 3);
@@ -142,6 +172,11 @@ export class ImportService {
       const user = await this.storage.users.findById(job.userId);
       if (!user || !isRole(user.role)) throw new JobFailure('the user who asked for the import no longer exists');
       const actor: Actor = { kind: 'user', id: user.id, login: user.login, role: user.role };
+      if (job.source === 'tec') {
+        await this.runTec(job, actor, renew);
+        await this.storage.imports.finish(job.id, this.owner, 'done', stamp(this.clock()), null);
+        return;
+      }
       const { text, sourceKey } = await this.document(job);
       const calendar = await parseInWorker(text, this.settings.siteZone, this.settings.parseTimeoutMs).catch((error: unknown) => {
         if (error instanceof IcsFormatError) throw new JobFailure(error.message);
@@ -156,11 +191,44 @@ export class ImportService {
       await this.importer.run(actor, calendar, sourceKey ?? `file:${calendar.identity}`, job.id, options, renew);
       await this.storage.imports.finish(job.id, this.owner, 'done', stamp(this.clock()), null);
     } catch (error) {
-      if (error instanceof LostLease) return;
+      if (error instanceof LostLease || error instanceof LostTecLease) return;
       const reason = error instanceof JobFailure ? error.message : `the import stopped: ${error instanceof Error ? error.message : String(error)}`;
       await this.storage.imports.finish(job.id, this.owner, 'failed', stamp(this.clock()), reason);
     } finally {
       clearInterval(keepAlive);
+    }
+  }
+
+  /** A site import (tec/): its report is the job's; the credentials it was given are forgotten when it ends. */
+  private async runTec(job: ImportJob, actor: Actor, renew: (p: JobProgress) => Promise<void>): Promise<void> {
+    if (!this.servicesIn) throw new JobFailure('site imports are not set up in this process');
+    const settings: TecSettings = {
+      allowPrivate: this.settings.allowPrivate,
+      siteZone: this.settings.siteZone,
+      retryBaseMs: this.settings.tec?.retryBaseMs ?? 1000,
+      maxFailures: this.settings.tec?.maxFailures ?? 5,
+      userAgent: this.settings.tec?.userAgent ?? 'calendar-events-service-importer',
+    };
+    const forget = () => {
+      const { app_password, event_password, ...kept } = job.options;
+      return app_password === undefined && event_password === undefined ? Promise.resolve() : this.storage.importMap.setOptions(job.id, kept);
+    };
+    try {
+      const deps = { storage: this.storage, servicesIn: this.servicesIn, settings, owner: this.owner, clock: this.clock };
+      await runTecJob(
+        deps,
+        job,
+        actor,
+        () => stamp(this.clock()),
+        (p) => renew({ done: p.done, total: p.total, counts: totals(p.report), errors: [], tec: p }),
+      );
+      await forget();
+    } catch (error) {
+      if (error instanceof TecAbort) throw new JobFailure(`the import stopped: ${error.message}; run it again to resume from its checkpoint`);
+      await forget();
+      if (error instanceof DiscoveryError) throw new JobFailure(error.message);
+      if (error instanceof ImportRunningError) throw new JobFailure(`${error.message}: this run did nothing`);
+      throw error;
     }
   }
 
