@@ -109,6 +109,10 @@ export class TecSite {
   readonly misses: string[] = [];
   /** Answers in place of the recorded one (429s, 503s, a site going down). */
   fault: ((req: { path: string; auth: string; n: number }) => Fault | undefined) | undefined;
+  /** Changes an answer before it is served (a remote edit, a deleted event). */
+  transform: ((entry: SiteEntry) => SiteEntry) | undefined;
+  /** Answers what the recording does not hold (a test's own written answer), before the 404. */
+  extra: ((req: { path: string; auth: string }) => SiteEntry | undefined) | undefined;
   /** Requests in flight now, and the most at once. */
   inFlight = 0;
   maxInFlight = 0;
@@ -184,6 +188,8 @@ export class TecSite {
       const probe = /^\/wp-json\/tribe\/events\/v1\/events\/(\d+)$/.exec(path);
       const [lo, hi] = options.probeRange ?? [28, 189];
       if (!entry && probe && sample && Number(probe[1]) >= lo && Number(probe[1]) <= hi) entry = sample;
+      entry ??= this.extra?.({ path, auth });
+      if (entry && this.transform) entry = this.transform(entry);
       if (!entry) {
         this.misses.push(`${req.method} ${auth} ${path}`);
         served(404);

@@ -85,7 +85,7 @@ export class ImportService {
       }
     }
     if (request.source === 'tec') {
-      const running = await runningJob(this.storage, request.url ?? '', Number.MAX_SAFE_INTEGER, stamp(this.clock()));
+      const running = await runningJob(this.storage, request.url ?? '', 2 ** 31 - 1, stamp(this.clock()));
       if (running !== undefined) throw errors.importRunning(running);
     }
     const payloadKind = request.text !== undefined ? 'text' : 'url';

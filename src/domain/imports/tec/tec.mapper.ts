@@ -167,7 +167,7 @@ export function eventFields(remote: Json, dates: EventDates, status: string) {
     ...dates,
     cost: mapCost(remote),
     // the original answers its permalink when no website was set: then there is none here either
-    website: website === str(remote, 'url') ? null : unescapeHtml(website),
+    website: website === str(remote, 'url') ? undefined : unescapeHtml(website),
     showMap: bool(remote, 'show_map'),
     showMapLink: bool(remote, 'show_map_link'),
     hideFromListings: bool(remote, 'hide_from_listings'),
