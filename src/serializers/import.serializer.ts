@@ -30,8 +30,8 @@ export function serializeImport(job: ImportJob, urls: Urls, report: unknown = nu
             group_series: o.group_series === true,
             images: String(o.images ?? 'link'),
             concurrency: Number(o.concurrency ?? 2),
-            app_password: typeof o.app_password === 'string',
-            event_password: typeof o.event_password === 'string',
+            app_password: typeof o.app_password === 'string' || o.app_password_given === true,
+            event_password: typeof o.event_password === 'string' || o.event_password_given === true,
             author: typeof o.author === 'number' ? o.author : null,
             max_probes: Number(o.max_probes ?? 5000),
           }

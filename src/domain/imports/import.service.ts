@@ -20,6 +20,7 @@ import { TecAbort } from './tec/tec.client.js';
 import { DiscoveryError } from './tec/tec.discovery.js';
 import type { TecSettings } from './tec/tec.importer.js';
 import { ImportRunningError, LostTecLease, runningJob, runTecJob, type TecProgress, totals } from './tec/tec.job.js';
+import { addressOf, type Permalinks, type Redirect, redirectsOf } from './tec/tec.redirects.js';
 import type { TecServices } from './tec/tec.writer.js';
 
 export const UPDATE_AUTHORITIES: readonly UpdateAuthority[] = ['overwrite', 'retain', 'preserve_local_changes'];
@@ -108,6 +109,24 @@ export class ImportService {
     const job = await this.storage.imports.find(id);
     if (!job) throw errors.importNotFound(id);
     return job;
+  }
+
+  /**
+   * Where an old permalink of an imported site leads here (the pages' redirects): the record it names and its
+   * address now; undefined when no import knows the path or the record has no address.
+   */
+  async redirectFor(path: string, links: Permalinks): Promise<{ kind: string; localId: number; to: string } | undefined> {
+    const hit = await this.storage.importMap.byOldPath(path);
+    if (!hit) return undefined;
+    const to = await addressOf(this.storage, links, hit.kind, hit.localId);
+    return to === undefined ? undefined : { ...hit, to };
+  }
+
+  /** The redirect map of every site imported from whose API root starts with `site` (a site URL or API root). */
+  async redirects(site: string, links: Permalinks): Promise<{ sourceKey: string; redirects: Redirect[] }[]> {
+    const base = site.replace(/\/+$/, '');
+    const keys = (await this.storage.importMap.sourceKeys('tec')).filter((k) => k === base || k.startsWith(`${base}/`) || k.startsWith(`${base}?`));
+    return Promise.all(keys.map(async (sourceKey) => ({ sourceKey, redirects: await redirectsOf(this.storage, links, sourceKey) })));
   }
 
   /** A site import's report (null for other jobs, and before it has one). */
@@ -209,9 +228,15 @@ export class ImportService {
       maxFailures: this.settings.tec?.maxFailures ?? 5,
       userAgent: this.settings.tec?.userAgent ?? 'calendar-events-service-importer',
     };
+    // what a job was given to reach the site is forgotten when it stops, however it stops
     const forget = () => {
       const { app_password, event_password, ...kept } = job.options;
-      return app_password === undefined && event_password === undefined ? Promise.resolve() : this.storage.importMap.setOptions(job.id, kept);
+      if (app_password === undefined && event_password === undefined) return Promise.resolve();
+      return this.storage.importMap.setOptions(job.id, {
+        ...kept,
+        app_password_given: app_password !== undefined,
+        event_password_given: event_password !== undefined,
+      });
     };
     try {
       const deps = { storage: this.storage, servicesIn: this.servicesIn, settings, owner: this.owner, clock: this.clock };
@@ -222,13 +247,13 @@ export class ImportService {
         () => stamp(this.clock()),
         (p) => renew({ done: p.done, total: p.total, counts: totals(p.report), errors: [], tec: p }),
       );
-      await forget();
     } catch (error) {
       if (error instanceof TecAbort) throw new JobFailure(`the import stopped: ${error.message}; run it again to resume from its checkpoint`);
-      await forget();
       if (error instanceof DiscoveryError) throw new JobFailure(error.message);
       if (error instanceof ImportRunningError) throw new JobFailure(`${error.message}: this run did nothing`);
       throw error;
+    } finally {
+      await forget();
     }
   }
 

@@ -90,6 +90,12 @@ export class ImportMapStore {
     return row ? { kind: row.kind, localId: Number(row.local_id) } : undefined;
   }
 
+  /** The sites imported from (their API roots). */
+  async sourceKeys(source: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('import_map').select('source_key').distinct().where('source', '=', source).execute();
+    return rows.map((r) => r.source_key);
+  }
+
   /** Sets the lineage of global ids a post was imported with (the serializers show it). */
   async setLineage(postId: number, lineage: readonly string[]): Promise<void> {
     await this.db

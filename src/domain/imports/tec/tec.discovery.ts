@@ -74,9 +74,9 @@ function indexZone(index: Record<string, unknown>): string | undefined {
 
 const API_ROOT = /^(.*?)(\/wp-json)?\/+(tribe|calendar)\/+events\/+v1\/*$/;
 
-async function get(client: TecClient, url: string) {
+async function get(client: TecClient, url: string, authenticated = true) {
   try {
-    return await client.getJson(url);
+    return await client.getJson(url, authenticated);
   } catch (error) {
     if (error instanceof TecHttpError) throw error;
     throw new DiscoveryError(`${url} is not reachable: ${error instanceof Error ? error.message : String(error)}`);
@@ -118,10 +118,11 @@ export async function discover(client: TecClient, input: string, fallbackZone: s
   }
   let index: Record<string, unknown> | undefined;
   if (indexUrl !== '') {
-    let res = await get(client, indexUrl);
+    // the root index is public: read without credentials (a security plugin may refuse them there)
+    let res = await get(client, indexUrl, false);
     if (res.status === 404 && !direct) {
       // pretty permalinks off: WordPress answers its routes through ?rest_route=
-      const plain = await get(client, `${home}/?rest_route=/`);
+      const plain = await get(client, `${home}/?rest_route=/`, false);
       if (plain.status === 200 && plain.json !== undefined) {
         res = plain;
         style = 'plain';

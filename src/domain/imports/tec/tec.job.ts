@@ -37,7 +37,8 @@ export function tecOptions(options: Readonly<Record<string, unknown>>, userId: n
 }
 
 /** Options that change what a pass does: a checkpoint is taken over only by a job with the same ones. */
-const PASS_OPTIONS = ['dry_run', 'since', 'group_series', 'images', 'app_password'] as const;
+const PASS_OPTIONS = ['dry_run', 'since', 'group_series', 'images'] as const;
+const authenticated = (o: Readonly<Record<string, unknown>>) => typeof o.app_password === 'string' || o.app_password_given === true;
 
 /** Whether the process that holds a lease is gone (same host, no such process): its lease need not run out. */
 export function ownerGone(owner: string | null): boolean {
@@ -78,10 +79,22 @@ export async function runTecJob(
     const running = await runningJob(storage, job.payload, job.id, nowStamp());
     if (running !== undefined) throw new ImportRunningError(running);
     const earlier = await storage.importMap.unfinished('tec', job.payload, job.id);
-    const same = (o: Record<string, unknown>) => PASS_OPTIONS.every((k) => (o[k] ?? null) === (job.options[k] ?? null));
+    const same = (o: Record<string, unknown>) =>
+      PASS_OPTIONS.every((k) => (o[k] ?? null) === (job.options[k] ?? null)) && authenticated(o) === authenticated(job.options);
     const resumable = earlier.find((j) => j.checkpoint !== null && same(j.options));
     if (resumable) checkpoint = resumable.checkpoint as Checkpoint;
-    for (const j of earlier) await storage.importMap.supersede(j.id, job.id, nowStamp());
+    for (const j of earlier) {
+      await storage.importMap.supersede(j.id, job.id, nowStamp());
+      // (a killed run never got to forget its credentials)
+      const { app_password, event_password, ...kept } = j.options;
+      if (app_password !== undefined || event_password !== undefined) {
+        await storage.importMap.setOptions(j.id, {
+          ...kept,
+          app_password_given: app_password !== undefined,
+          event_password_given: event_password !== undefined,
+        });
+      }
+    }
   }
   const importer = new TecImporter(storage, deps.servicesIn, deps.settings, deps.clock);
   const progressOf = (cp: Checkpoint): TecProgress => {
