@@ -15,13 +15,24 @@ import { encodeQuery, fetchPage, nextPageUrl, spanUrl, sweepWindow, type WindowS
 
 const yearOf = (wall: string) => (/^\d{4}-/.test(wall) ? Number(wall.slice(0, 4)) : undefined);
 
-/** Runs `fn` over the items, at most `n` at once. */
+/**
+ * Runs `fn` over the items, at most `n` at once. After a failure the other workers finish what they are doing
+ * (a page written is a page checkpointed) and start nothing new; then the first error is thrown.
+ */
 async function pool<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
+  let failure: { error: unknown } | undefined;
   const worker = async () => {
-    while (next < items.length) await fn(items[next++]);
+    while (!failure && next < items.length) {
+      try {
+        await fn(items[next++]);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(n, items.length)) }, worker));
+  if (failure) throw failure.error;
 }
 
 function remember(run: TecRun, events: readonly Json[]): void {
