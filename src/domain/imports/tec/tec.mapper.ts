@@ -136,10 +136,15 @@ export function eventDates(remote: Json, siteZone: string, warn: (reason: string
   return { timezone: zoneName, allDay: false, startDate: walls[0], endDate: walls[1] };
 }
 
-/** A remote publication date in UTC, when it has one (drafts have `0000-00-00 00:00:00`). */
-export function publicationUtc(remote: Json): string | undefined {
-  const d = str(remote, 'date_utc');
-  return WALL.test(d) && d !== NO_DATE ? d : undefined;
+/**
+ * A remote post's date in UTC: its `date_utc`, or for a draft (whose `date_utc` is `0000-00-00 00:00:00` until
+ * it is published) its `date`, read in the site's zone.
+ */
+export function publicationUtc(remote: Json, siteZone: string): string | undefined {
+  const utc = str(remote, 'date_utc');
+  if (WALL.test(utc) && utc !== NO_DATE) return utc;
+  const local = str(remote, 'date');
+  return WALL.test(local) && local !== NO_DATE ? formatUtcMs(zonedWallToUtcMs(parseWall(local), getZone(siteZone))) : undefined;
 }
 
 /** Whether a listed event is one whose password blanked it (CONTRACT.md §2.7: its flags are null). */
@@ -155,7 +160,7 @@ export function lineageOf(remote: Json): string[] {
 }
 
 /** The event fields our writes take, but for the references (resolved by the writer). */
-export function eventFields(remote: Json, dates: EventDates, status: string) {
+export function eventFields(remote: Json, dates: EventDates, status: string, siteZone: string) {
   const website = str(remote, 'website');
   return {
     title: str(remote, 'title'),
@@ -163,7 +168,7 @@ export function eventFields(remote: Json, dates: EventDates, status: string) {
     excerpt: str(remote, 'excerpt'),
     slug: decodeSlug(str(remote, 'slug')) || undefined,
     status,
-    dateUtc: publicationUtc(remote),
+    dateUtc: publicationUtc(remote, siteZone),
     ...dates,
     cost: mapCost(remote),
     // the original answers its permalink when no website was set: then there is none here either
@@ -180,14 +185,14 @@ const VENUE_TEXT = ['address', 'city', 'country', 'province', 'state', 'zip', 'p
 const ORGANIZER_TEXT = ['phone', 'website', 'email'] as const;
 
 /** A venue's or organizer's fields (the image is the writer's). */
-export function linkedFields(kind: 'venue' | 'organizer', remote: Json, status: string) {
+export function linkedFields(kind: 'venue' | 'organizer', remote: Json, status: string, siteZone: string) {
   const out: Record<string, unknown> = {
     title: str(remote, kind),
     description: str(remote, 'description'),
     excerpt: str(remote, 'excerpt'),
     slug: decodeSlug(str(remote, 'slug')) || undefined,
     status,
-    dateUtc: publicationUtc(remote),
+    dateUtc: publicationUtc(remote, siteZone),
   };
   for (const k of kind === 'venue' ? VENUE_TEXT : ORGANIZER_TEXT) out[k] = str(remote, k);
   if (kind === 'venue') {
@@ -207,5 +212,3 @@ export function linkedFields(kind: 'venue' | 'organizer', remote: Json, status: 
 export function isBlankedLinked(kind: 'venue' | 'organizer', remote: Json): boolean {
   return Array.isArray(remote[kind]);
 }
-
-export { formatUtcMs };

@@ -63,7 +63,7 @@ async function writeSeries(run: TecRun, tx: Storage, members: readonly Json[]): 
     : members.map((m) => `RDATE:${compact(str(m, 'utc_start_date'))}Z`);
   const refs = await writer.references(tx, first);
   const input: EventInput = {
-    ...eventFields(first, dates, str(first, 'status') || 'publish'),
+    ...eventFields(first, dates, str(first, 'status') || 'publish', site.zone),
     author: writer.settings.authorId,
     venue: refs.venue === null ? null : { id: refs.venue },
     organizers: refs.organizers.map((id) => ({ id })),

@@ -266,7 +266,7 @@ export class TecWriter {
     const status = embedded ? 'draft' : str(remote, 'status') || 'publish';
     if (embedded)
       warn(this.report, kind, rid, `not on the site's ${kind} list (${str(remote, 'status') || 'status unknown'} there): imported as a draft`);
-    const fields = linkedFields(kind, remote, status);
+    const fields = linkedFields(kind, remote, status, this.settings.site.zone);
     const image = await this.image(tx, remote.image);
     const input: Record<string, unknown> = { ...fields, author: this.settings.authorId, ...(image !== undefined ? { image } : {}) };
     const hash = hashOf(input);
@@ -350,7 +350,7 @@ export class TecWriter {
     const status = o.incomplete ? 'draft' : (o.status ?? (str(remote, 'status') || 'publish'));
     const refs = await this.references(tx, remote);
     const input: EventInput = {
-      ...eventFields(remote, dates, status),
+      ...eventFields(remote, dates, status, site.zone),
       author: this.settings.authorId,
       venue: refs.venue === null ? null : { id: refs.venue },
       organizers: refs.organizers.map((id) => ({ id })),
