@@ -182,7 +182,9 @@ export async function probeStage(run: TecRun): Promise<void> {
       const res = await run.client.getJson(apiUrl(run.site, `/events/${id}`));
       const body = obj(res.json);
       report.probes.probed++;
-      if (res.status === 200 && body && str(body, 'id') !== '') found.push(body);
+      // (a series' own record, on a site that is this service: its occurrences were listed already)
+      if (res.status === 200 && body && Array.isArray(body.recurrence) && body.recurrence.length > 0) report.probes.not_events++;
+      else if (res.status === 200 && body && str(body, 'id') !== '') found.push(body);
       else if (res.status === 403) unreadable.push(id);
       else report.probes.not_events++;
     });
