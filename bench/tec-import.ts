@@ -6,12 +6,14 @@
  *    151 events, 9 categories, 11 tags, 12 venues, 8 organizers; a first run into an empty database, then a
  *    second run (nothing changed: every record read and compared);
  * 2. a 10,000-event source: this service itself, with the benchmark dataset (seed.ts: ±2 years, some drafts and
- *    events hidden from listings), listening on loopback; imported into an empty database, then again.
+ *    events hidden from listings), `calendar serve` in a process of its own on loopback (so its answers do not
+ *    share the importer's event loop); imported into an empty database, then again.
  *
  * The source is SQLite in a file; the target is each dialect in turn. Three rounds each.
  * `node dist/bench/tec-import.js [--events N] [--rounds R] [--dialects sqlite,postgres] [--out DIR]` writes
  * `tec-import-<stamp>.json` into bench/measured/ by default.
  */
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +24,7 @@ import { UserService } from '../src/domain/users/user.service.js';
 import { PostgresDialect } from '../src/storage/dialects/postgres.dialect.js';
 import { SqliteDialect } from '../src/storage/dialects/sqlite.dialect.js';
 import { Storage } from '../src/storage/storage.js';
+import { freePort } from '../test/helpers/server.js';
 import { recordedEntries, TecSite, writtenEntries } from '../test/helpers/tec-site.js';
 import { seed } from './seed.js';
 
@@ -108,15 +111,27 @@ async function rounds(dialect: string, name: string, url: string): Promise<{ fir
 const results: Record<string, unknown> = {};
 const site = await TecSite.start([...recordedEntries(), ...writtenEntries('span-probes')]);
 console.log(`source 1: the recorded TEC 6.17 site at ${site.url}`);
-const source = await open('sqlite', 'source');
-await source.storage.migrate();
-const seeded = await seed(source.storage, { events: EVENTS });
-await source.storage.optimize();
-const sourceApp = await buildApp(loadConfig({ ...ENV, PUBLIC_URL: 'http://127.0.0.1:1' }), source.storage, { logger: false });
-await sourceApp.listen({ port: 0, host: '127.0.0.1' });
-const address = sourceApp.server.address();
-const sourceUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-console.log(`source 2: this service with ${EVENTS} events (seeded in ${seeded.seconds.toFixed(1)} s) at ${sourceUrl}`);
+const dir = mkdtempSync(join(tmpdir(), 'calendar-tec-source-'));
+const sourceStorage = new Storage(new SqliteDialect({ path: join(dir, 'source.sqlite') }));
+await sourceStorage.migrate();
+const seeded = await seed(sourceStorage, { events: EVENTS });
+await sourceStorage.optimize();
+await sourceStorage.close();
+const port = await freePort();
+const sourceUrl = `http://127.0.0.1:${port}`;
+const server = spawn(process.execPath, [join(new URL('..', import.meta.url).pathname, 'src', 'cli', 'main.js'), 'serve'], {
+  env: { PATH: process.env.PATH ?? '', ...ENV, DATABASE_URL: `sqlite:${join(dir, 'source.sqlite')}`, PORT: String(port), PUBLIC_URL: sourceUrl },
+  stdio: 'ignore',
+});
+for (let i = 0; i < 200; i++) {
+  const up = await fetch(`${sourceUrl}/healthz`).then(
+    (r) => r.ok,
+    () => false,
+  );
+  if (up) break;
+  await new Promise((r) => setTimeout(r, 50));
+}
+console.log(`source 2: this service with ${EVENTS} events (seeded in ${seeded.seconds.toFixed(1)} s) at ${sourceUrl}, pid ${server.pid}`);
 try {
   for (const dialect of DIALECTS) {
     results[dialect] = {
@@ -125,9 +140,9 @@ try {
     };
   }
 } finally {
-  await sourceApp.close();
-  await source.storage.close();
-  await source.cleanup();
+  server.kill();
+  await new Promise((r) => server.once('exit', r));
+  rmSync(dir, { recursive: true, force: true });
   await site.close();
 }
 results.settings = { events: EVENTS, rounds: ROUNDS, dialects: DIALECTS, concurrency: 2, node: process.version };

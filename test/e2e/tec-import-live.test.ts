@@ -164,4 +164,24 @@ describe('importing from our own service', () => {
       await second.close();
     }
   });
+
+  // (last: it trashes an event at the source)
+  it('with since, only events from that day on; prune then trashes only among those', async () => {
+    const later = await createTestApp({ SITE_TIMEZONE: 'Europe/Berlin', IMPORT_ALLOW_PRIVATE: 'on' });
+    try {
+      const part = await runImport(later, { url: source.base, since: '2026-01-01' });
+      assert.equal(part.state, 'done', part.failure);
+      const titles = [...(await localEvents(later)).values()].map((e) => e.title).sort();
+      assert.deepEqual(titles, ['Berlin Jazz Night', 'Summer Fair', ...Array(4).fill('Weekly Yoga')]);
+      assert.equal(part.report.resources.events.created, 7, 'and the hidden one of March');
+      const whole = await runImport(later, { url: source.base });
+      assert.equal(whole.report.resources.events.created, 3, 'the earlier ones on a run without since');
+      await source.del(`/events/${made.jazz.id}`, { as: 'administrator' });
+      const pruned = await runImport(later, { url: source.base, since: '2026-01-01', prune: true });
+      assert.equal(pruned.report.resources.events.trashed, 1, 'the one gone from the source; the earlier ones, not seen, stay');
+      assert.equal((await localEvents(later)).size, 8);
+    } finally {
+      await later.close();
+    }
+  });
 });

@@ -189,6 +189,9 @@ export async function probeStage(run: TecRun): Promise<void> {
       else report.probes.not_events++;
     });
     found.sort((a, b) => Number(a.id) - Number(b.id));
+    // (with `since`, what starts before it stays out, as it does from the windows)
+    const since = run.options.since;
+    if (since) found.splice(0, found.length, ...found.filter((e) => str(e, 'start_date') >= `${since} 00:00:00`));
     report.probes.found += found.length;
     remember(run, found);
     await writeListed(run, found, []);

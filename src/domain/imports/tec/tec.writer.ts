@@ -14,23 +14,13 @@ import type { EventService } from '../../events/event.service.js';
 import type { LinkedService } from '../../linked/linked.service.js';
 import { postStamp } from '../../posts/post-writes.js';
 import type { TermService } from '../../terms/term.service.js';
+import type { MapCache } from './tec.cache.js';
 import type { Site } from './tec.discovery.js';
-import {
-  decodeSlug,
-  eventDates,
-  eventFields,
-  hashOf,
-  isBlankedLinked,
-  type Json,
-  lineageOf,
-  linkedFields,
-  list,
-  obj,
-  oldPath,
-  str,
-  tecUid,
-} from './tec.mapper.js';
+import { eventDates, eventFields, hashOf, type Json, lineageOf, list, obj, oldPath, str, tecUid } from './tec.mapper.js';
+import { writeImage, writeLinked, writeTerm } from './tec.records.js';
 import { count, type Outcome, type TecReport, warn } from './tec.report.js';
+
+export { MapCache } from './tec.cache.js';
 
 export interface TecServices {
   readonly events: EventService;
@@ -52,48 +42,7 @@ export interface WriterSettings {
   readonly siteZone: string;
 }
 
-type Kind = 'category' | 'tag' | 'venue' | 'organizer' | 'event' | 'image' | 'series';
-
-/**
- * The map of one site, in memory (loaded once). Rows of a batch in progress are staged: visible to the records
- * after them in the batch (a child category finds its parent), kept when the batch commits, dropped if not.
- */
-export class MapCache {
-  private readonly rows = new Map<string, Map<string, MapRow>>();
-  private staged = new Map<string, MapRow>();
-  private fake = -1;
-
-  load(kind: string, rows: readonly MapRow[]): void {
-    this.rows.set(kind, new Map(rows.map((r) => [r.remoteId, r])));
-  }
-  get(kind: string, remoteId: string): MapRow | undefined {
-    return this.staged.get(`${kind}\u0000${remoteId}`) ?? this.rows.get(kind)?.get(remoteId);
-  }
-  stage(row: MapRow): void {
-    this.staged.set(`${row.kind}\u0000${row.remoteId}`, row);
-  }
-  commit(): void {
-    for (const row of this.staged.values()) {
-      if (!this.rows.has(row.kind)) this.rows.set(row.kind, new Map());
-      this.rows.get(row.kind)?.set(row.remoteId, row);
-    }
-    this.staged = new Map();
-  }
-  rollback(): void {
-    this.staged = new Map();
-  }
-  all(kind: string): MapRow[] {
-    const out = new Map(this.rows.get(kind) ?? []);
-    for (const row of this.staged.values()) if (row.kind === kind) out.set(row.remoteId, row);
-    return [...out.values()];
-  }
-  /** A stand-in id for what a dry run would create. */
-  nextFakeId(): number {
-    return this.fake--;
-  }
-}
-
-const TERM_KIND = { category: 'categories', tag: 'tags' } as const;
+export type Kind = 'category' | 'tag' | 'venue' | 'organizer' | 'event' | 'image' | 'series';
 
 export class TecWriter {
   /** Cache changes of the item being written: applied when it commits, dropped when it rolls back. */
@@ -104,9 +53,9 @@ export class TecWriter {
   constructor(
     readonly settings: WriterSettings,
     readonly cache: MapCache,
-    private readonly report: TecReport,
-    private readonly servicesIn: (tx: Storage) => TecServices,
-    private readonly clock: () => number = Date.now,
+    readonly report: TecReport,
+    readonly servicesIn: (tx: Storage) => TecServices,
+    readonly clock: () => number = Date.now,
   ) {}
 
   /** What the current item would put in the cache (see `pending`). */
@@ -143,164 +92,28 @@ export class TecWriter {
     return undefined;
   }
 
-  // ---- terms --------------------------------------------------------------------------------------------
+  // ---- what the events refer to (tec.records.ts) ------------------------------------------------------------
 
-  async term(tx: Storage, kind: 'category' | 'tag', remote: Json): Promise<number | undefined> {
-    const rid = str(remote, 'id');
-    const service = this.servicesIn(tx)[TERM_KIND[kind]];
-    const parentRid = kind === 'category' ? str(remote, 'parent') : '0';
-    let parent = 0;
-    if (parentRid !== '' && parentRid !== '0') {
-      const p = this.cache.get('category', parentRid);
-      if (p) parent = p.localId;
-      else warn(this.report, kind, rid, `its parent category ${parentRid} is not on the site's list: imported at the top level`);
-    }
-    const input = {
-      name: str(remote, 'name').trim(),
-      slug: decodeSlug(str(remote, 'slug')),
-      description: str(remote, 'description'),
-      ...(kind === 'category' ? { parent } : {}),
-    };
-    const hash = hashOf(input);
-    const known = this.same(kind, rid, hash, null);
-    if (known) return this.done(kind, 'unchanged', known.localId);
-    const row = {
-      kind,
-      remoteId: rid,
-      remoteModified: null,
-      hash,
-      remoteGlobalId: null,
-      incomplete: false,
-      oldPath: oldPath(str(remote, 'url'), this.settings.site.home),
-    };
-    const mapped = this.cache.get(kind, rid);
-    const taxonomy = service.info.taxonomy;
-    let localId = mapped && mapped.localId > 0 && (await tx.terms.find(taxonomy, mapped.localId)) ? mapped.localId : undefined;
-    // a term of that slug or name that exists here already is the same term
-    localId ??=
-      (await tx.terms.findBySlug(taxonomy, input.slug))?.id ??
-      (await tx.terms.findByName(taxonomy, input.name, kind === 'category' ? parent : undefined))?.id;
-    const current = localId === undefined ? undefined : await tx.terms.find(taxonomy, localId);
-    const patch = {
-      ...(current?.name !== input.name ? { name: input.name } : {}),
-      ...(current?.description !== input.description ? { description: input.description } : {}),
-      ...(kind === 'category' && current?.parentId !== parent ? { parent } : {}),
-    };
-    let outcome: Outcome = localId === undefined ? 'created' : Object.keys(patch).length === 0 && mapped === undefined ? 'unchanged' : 'updated';
-    if (this.settings.dryRun) {
-      localId ??= mapped?.localId ?? this.cache.nextFakeId();
-      if (mapped && localId === mapped.localId && localId < 0) outcome = 'created';
-    } else if (localId === undefined) {
-      localId = (await service.create(this.settings.actor, input)).id;
-    } else if (Object.keys(patch).length > 0) {
-      await service.update(this.settings.actor, localId, patch);
-    }
-    await this.remember(tx, { ...row, localId });
-    return this.done(kind, outcome, localId);
+  term(tx: Storage, kind: 'category' | 'tag', remote: Json): Promise<number | undefined> {
+    return writeTerm(this, tx, kind, remote);
   }
 
-  private done(kind: Kind, outcome: Outcome, localId: number): number {
-    count(this.report, kind, outcome);
-    return localId;
+  image(tx: Storage, value: unknown): Promise<number | undefined> {
+    return writeImage(this, tx, value);
   }
-
-  // ---- images ---------------------------------------------------------------------------------------------
-
-  /** The local image of a remote featured image: linked by URL, once per remote attachment. */
-  async image(tx: Storage, value: unknown): Promise<number | undefined> {
-    const image = obj(value);
-    if (this.settings.images === 'skip' || !image) return undefined;
-    const url = str(image, 'url');
-    if (!/^https?:\/\//i.test(url)) return undefined;
-    const rid = str(image, 'id') || url;
-    const met = this.cache.get('image', rid);
-    if (met && met.seenPass === this.settings.pass && met.localId !== 0) return met.localId;
-    const sizes = obj(image.sizes) ?? {};
-    const first = obj(Object.values(sizes)[0]);
-    const meta = {
-      width: Number(image.width) || null,
-      height: Number(image.height) || null,
-      filesize: Number(image.filesize) || null,
-      mimeType: str(first, 'mime-type'),
-      sizes,
-    };
-    const hash = hashOf({ url, meta });
-    const known = this.same('image', rid, hash, null);
-    if (known) return this.done('image', 'unchanged', known.localId);
-    let localId: number;
-    if (this.settings.dryRun) {
-      localId = (await tx.images.findByUrl(url))?.id ?? this.cache.nextFakeId();
-    } else {
-      const existing = await tx.images.findByUrl(url);
-      localId = existing?.id ?? (await tx.images.createExternal(url, this.settings.authorId, postStamp(this.clock(), this.settings.siteZone))).id;
-      await tx.importMap.setImageMeta(localId, meta);
-    }
-    const outcome: Outcome = this.cache.get('image', rid) ? 'updated' : 'created';
-    await this.remember(tx, {
-      kind: 'image',
-      remoteId: rid,
-      localId,
-      remoteModified: null,
-      hash,
-      remoteGlobalId: null,
-      incomplete: false,
-      oldPath: null,
-    });
-    return this.done('image', outcome, localId);
-  }
-
-  // ---- venues and organizers ------------------------------------------------------------------------------
 
   /**
    * A venue or organizer. `embedded`: met inside an event but not on the site's list (a draft the original
    * leaked, or one the lists hide): created as a draft, never published.
    */
-  async linked(tx: Storage, kind: 'venue' | 'organizer', remote: Json, embedded = false): Promise<number | undefined> {
-    const rid = str(remote, 'id');
-    if (isBlankedLinked(kind, remote)) {
-      warn(this.report, kind, rid, 'protected by a password: its fields came blanked, so it is not imported');
-      count(this.report, kind, 'failed');
-      return undefined;
-    }
-    const mapped = this.cache.get(kind, rid);
-    const status = embedded ? 'draft' : str(remote, 'status') || 'publish';
-    if (embedded)
-      warn(this.report, kind, rid, `not on the site's ${kind} list (${str(remote, 'status') || 'status unknown'} there): imported as a draft`);
-    const fields = linkedFields(kind, remote, status, this.settings.site.zone);
-    const image = await this.image(tx, remote.image);
-    const input: Record<string, unknown> = { ...fields, author: this.settings.authorId, ...(image !== undefined ? { image } : {}) };
-    const hash = hashOf(input);
-    const known = this.same(kind, rid, hash, str(remote, 'modified_utc') || null);
-    if (known) return this.done(kind, 'unchanged', known.localId);
-    const service = this.servicesIn(tx)[kind === 'venue' ? 'venues' : 'organizers'] as LinkedService<'venue'>;
-    const row = {
-      kind,
-      remoteId: rid,
-      remoteModified: str(remote, 'modified_utc') || null,
-      hash,
-      remoteGlobalId: str(remote, 'global_id') || null,
-      incomplete: false,
-      oldPath: oldPath(str(remote, 'url'), this.settings.site.home),
-    };
-    const exists = mapped && mapped.localId > 0 ? await tx.linked(kind).find(mapped.localId) : undefined;
-    let localId: number;
-    let outcome: Outcome;
-    if (this.settings.dryRun) {
-      localId = exists?.id ?? this.cache.nextFakeId();
-      outcome = exists ? 'updated' : 'created';
-    } else if (exists && exists.status !== 'trash') {
-      const { slug, ...rest } = input;
-      const sameSlug = row.oldPath === mapped?.oldPath;
-      localId = (await service.update(this.settings.actor, exists.id, (sameSlug ? rest : input) as never)).record.id;
-      outcome = 'updated';
-    } else {
-      localId = (await service.create(this.settings.actor, input as never)).record.id;
-      outcome = 'created';
-      const other = this.cache.all(kind).find((r) => r.localId === localId && r.remoteId !== rid);
-      if (other) warn(this.report, kind, rid, `has the same name as remote ${kind} ${other.remoteId}: both are the one local ${kind} ${localId}`);
-    }
-    await this.remember(tx, { ...row, localId }, lineageOf(remote));
-    return this.done(kind, outcome, localId);
+  linked(tx: Storage, kind: 'venue' | 'organizer', remote: Json, embedded = false): Promise<number | undefined> {
+    return writeLinked(this, tx, kind, remote, embedded);
+  }
+
+  /** Counts the outcome and answers the local id. */
+  done(kind: Kind, outcome: Outcome, localId: number): number {
+    count(this.report, kind, outcome);
+    return localId;
   }
 
   // ---- events ---------------------------------------------------------------------------------------------
