@@ -7,7 +7,8 @@
  *    second run (nothing changed: every record read and compared);
  * 2. a 10,000-event source: this service itself, with the benchmark dataset (seed.ts: ±2 years, some drafts and
  *    events hidden from listings), `calendar serve` in a process of its own on loopback (so its answers do not
- *    share the importer's event loop); imported into an empty database, then again.
+ *    share the importer's event loop; its response cache off, so that every answer is computed); imported into
+ *    an empty database, then again.
  *
  * The source is SQLite in a file; the target is each dialect in turn. Three rounds each.
  * `node dist/bench/tec-import.js [--events N] [--rounds R] [--dialects sqlite,postgres] [--out DIR]` writes
@@ -120,7 +121,15 @@ await sourceStorage.close();
 const port = await freePort();
 const sourceUrl = `http://127.0.0.1:${port}`;
 const server = spawn(process.execPath, [join(new URL('..', import.meta.url).pathname, 'src', 'cli', 'main.js'), 'serve'], {
-  env: { PATH: process.env.PATH ?? '', ...ENV, DATABASE_URL: `sqlite:${join(dir, 'source.sqlite')}`, PORT: String(port), PUBLIC_URL: sourceUrl },
+  // (its response cache off: every answer is computed, as a site without a page cache computes it)
+  env: {
+    PATH: process.env.PATH ?? '',
+    ...ENV,
+    CACHE_MB: '0',
+    DATABASE_URL: `sqlite:${join(dir, 'source.sqlite')}`,
+    PORT: String(port),
+    PUBLIC_URL: sourceUrl,
+  },
   stdio: 'ignore',
 });
 for (let i = 0; i < 200; i++) {

@@ -47,22 +47,56 @@ export class ImportMapStore {
     return rows.map((r) => toRow(r));
   }
 
-  async save(scope: MapScope, row: MapRow, now: string): Promise<void> {
-    const values = {
-      local_id: row.localId,
-      remote_modified: row.remoteModified,
-      content_hash: row.hash,
-      remote_global_id: row.remoteGlobalId,
-      seen_pass: row.seenPass,
-      incomplete: row.incomplete ? 1 : 0,
-      old_path: row.oldPath,
-      modified_at: now,
-    };
-    await this.db
-      .insertInto('import_map')
-      .values({ source: scope.source, source_key: scope.sourceKey, kind: row.kind, remote_id: row.remoteId, created_at: now, ...values })
-      .onConflict((oc) => oc.columns(['source', 'source_key', 'kind', 'remote_id']).doUpdateSet(values))
-      .execute();
+  /** Saves many rows (inserted, or updated when the remote record is mapped already), a hundred a statement. */
+  async saveMany(scope: MapScope, rows: readonly MapRow[], now: string): Promise<void> {
+    // (one row per remote record: the last one of a batch wins, as it would saved one by one)
+    const last = [...new Map(rows.map((r) => [`${r.kind}\u0000${r.remoteId}`, r])).values()];
+    for (let i = 0; i < last.length; i += 100) {
+      await this.db
+        .insertInto('import_map')
+        .values(
+          last.slice(i, i + 100).map((row) => ({
+            source: scope.source,
+            source_key: scope.sourceKey,
+            kind: row.kind,
+            remote_id: row.remoteId,
+            local_id: row.localId,
+            remote_modified: row.remoteModified,
+            content_hash: row.hash,
+            remote_global_id: row.remoteGlobalId,
+            seen_pass: row.seenPass,
+            incomplete: row.incomplete ? 1 : 0,
+            old_path: row.oldPath,
+            created_at: now,
+            modified_at: now,
+          })),
+        )
+        .onConflict((oc) =>
+          oc.columns(['source', 'source_key', 'kind', 'remote_id']).doUpdateSet((eb) => ({
+            local_id: eb.ref('excluded.local_id'),
+            remote_modified: eb.ref('excluded.remote_modified'),
+            content_hash: eb.ref('excluded.content_hash'),
+            remote_global_id: eb.ref('excluded.remote_global_id'),
+            seen_pass: eb.ref('excluded.seen_pass'),
+            incomplete: eb.ref('excluded.incomplete'),
+            old_path: eb.ref('excluded.old_path'),
+            modified_at: eb.ref('excluded.modified_at'),
+          })),
+        )
+        .execute();
+    }
+  }
+
+  /** Sets the lineages of global ids posts were imported with, a hundred a statement. */
+  async setLineages(lineages: readonly (readonly [number, readonly string[]])[]): Promise<void> {
+    for (let i = 0; i < lineages.length; i += 100) {
+      const chunk = lineages.slice(i, i + 100);
+      const cases = sql.join(
+        chunk.map(([id, l]) => sql`when ${id} then ${JSON.stringify(l)}`),
+        sql` `,
+      );
+      await sql`update posts set global_id_lineage = case id ${cases} end where id in (${sql.join(chunk.map(([id]) => id))})`.execute(this.db);
+    }
   }
 
   /** Marks records as seen by a pass (what `--prune` keeps). */
@@ -94,15 +128,6 @@ export class ImportMapStore {
   async sourceKeys(source: string): Promise<string[]> {
     const rows = await this.db.selectFrom('import_map').select('source_key').distinct().where('source', '=', source).execute();
     return rows.map((r) => r.source_key);
-  }
-
-  /** Sets the lineage of global ids a post was imported with (the serializers show it). */
-  async setLineage(postId: number, lineage: readonly string[]): Promise<void> {
-    await this.db
-      .updateTable('posts')
-      .set({ global_id_lineage: JSON.stringify(lineage) })
-      .where('id', '=', postId)
-      .execute();
   }
 
   /** The metadata of a linked image as the remote site describes it (sizes keep the remote URLs). */

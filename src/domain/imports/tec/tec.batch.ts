@@ -6,7 +6,9 @@
  */
 import { sql } from 'kysely';
 import type { Storage } from '../../../storage/storage.js';
+import type { MapRow } from '../../../storage/stores/import-map.store.js';
 import { ApiError } from '../../errors.js';
+import { postStamp } from '../../posts/post-writes.js';
 import { count, type TecReport, warn } from './tec.report.js';
 import type { TecWriter } from './tec.writer.js';
 
@@ -77,6 +79,8 @@ export class BatchWriter {
 
   private async once(items: readonly BatchItem[], transactional: boolean): Promise<number> {
     const seen: { kind: string; remoteId: string }[] = [];
+    const rows: MapRow[] = [];
+    const lineages: [number, readonly string[]][] = [];
     let failed = 0;
     const body = async (tx: Storage) => {
       for (const item of items) {
@@ -87,6 +91,8 @@ export class BatchWriter {
           const p = this.writer.takePending();
           for (const row of p.rows) this.writer.cache.stage(row);
           seen.push(...p.unchanged);
+          rows.push(...p.writes.rows);
+          lineages.push(...p.writes.lineages);
           if (transactional) await sql`release savepoint tec_item`.execute(tx.db);
         } catch (error) {
           this.writer.takePending();
@@ -101,6 +107,9 @@ export class BatchWriter {
         }
       }
       if (!this.dryRun) {
+        // the map rows and lineages of the whole batch, a statement per hundred rows rather than one each
+        await tx.importMap.saveMany(this.scope, rows, postStamp(Date.now(), 'UTC').utc);
+        await tx.importMap.setLineages(lineages);
         const byKind = new Map<string, string[]>();
         for (const u of seen) byKind.set(u.kind, [...(byKind.get(u.kind) ?? []), u.remoteId]);
         for (const [kind, ids] of byKind) await tx.importMap.markSeen(this.scope, kind, ids, this.pass);

@@ -12,7 +12,6 @@ import type { Actor } from '../../actor.js';
 import type { EventInput } from '../../events/event.js';
 import type { EventService } from '../../events/event.service.js';
 import type { LinkedService } from '../../linked/linked.service.js';
-import { postStamp } from '../../posts/post-writes.js';
 import type { TermService } from '../../terms/term.service.js';
 import type { MapCache } from './tec.cache.js';
 import type { Site } from './tec.discovery.js';
@@ -58,25 +57,27 @@ export class TecWriter {
     readonly clock: () => number = Date.now,
   ) {}
 
-  /** What the current item would put in the cache (see `pending`). */
-  takePending(): { rows: MapRow[]; unchanged: { kind: string; remoteId: string }[] } {
-    const out = { rows: this.pending, unchanged: this.unchanged };
+  /** Map rows and lineages of the current item, to be written with its batch (see BatchWriter). */
+  private writes: { rows: MapRow[]; lineages: [number, readonly string[]][] } = { rows: [], lineages: [] };
+
+  /** What the current item would put in the cache and the map (see `pending`). */
+  takePending(): { rows: MapRow[]; unchanged: { kind: string; remoteId: string }[]; writes: TecWriter['writes'] } {
+    const out = { rows: this.pending, unchanged: this.unchanged, writes: this.writes };
     this.pending = [];
     this.unchanged = [];
+    this.writes = { rows: [], lineages: [] };
     return out;
   }
 
-  private now(): string {
-    return postStamp(this.clock(), 'UTC').utc;
-  }
-
-  /** Decides and records one record: the map row saved (not in a dry run) and the cache change pending. */
-  /** (tec.series.ts too) */
-  async remember(tx: Storage, row: Omit<MapRow, 'seenPass'>, lineage?: readonly string[]): Promise<void> {
+  /**
+   * Decides and records one record: its map row (and the lineage of global ids it came with) to be written with
+   * the batch, in one statement for all (not in a dry run), and the cache change pending. (tec.series.ts too)
+   */
+  async remember(_tx: Storage, row: Omit<MapRow, 'seenPass'>, lineage?: readonly string[]): Promise<void> {
     const full: MapRow = { ...row, seenPass: this.settings.pass };
     if (!this.settings.dryRun) {
-      await tx.importMap.save(this.settings.scope, full, this.now());
-      if (lineage && lineage.length > 0 && row.kind !== 'image') await tx.importMap.setLineage(row.localId, lineage);
+      this.writes.rows.push(full);
+      if (lineage && lineage.length > 0 && row.kind !== 'image' && row.localId > 0) this.writes.lineages.push([row.localId, lineage]);
     }
     this.pending.push(full);
   }
