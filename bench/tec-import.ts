@@ -8,7 +8,8 @@
  * 2. a 10,000-event source: this service itself, with the benchmark dataset (seed.ts: ±2 years, some drafts and
  *    events hidden from listings), `calendar serve` in a process of its own on loopback (so its answers do not
  *    share the importer's event loop; its response cache off, so that every answer is computed); imported into
- *    an empty database, then again.
+ *    an empty database, then again: anonymously (the published events; drafts answer 403 to the id probes), and
+ *    with an editor's application password (all of them).
  *
  * The source is SQLite in a file; the target is each dialect in turn. Three rounds each.
  * `node dist/bench/tec-import.js [--events N] [--rounds R] [--dialects sqlite,postgres] [--out DIR]` writes
@@ -72,9 +73,10 @@ interface Run {
 }
 
 /** One import job into `app`, timed from the POST to the job's end. */
-async function importOnce(app: Awaited<ReturnType<typeof buildApp>>, url: string): Promise<Run> {
+async function importOnce(app: Awaited<ReturnType<typeof buildApp>>, url: string, appPassword?: string): Promise<Run> {
   const started = process.hrtime.bigint();
-  const posted = await app.inject({ method: 'POST', url: `${NS}/imports`, headers: ADMIN, payload: { source: 'tec', url } });
+  const payload = { source: 'tec', url, ...(appPassword ? { app_password: appPassword } : {}) };
+  const posted = await app.inject({ method: 'POST', url: `${NS}/imports`, headers: ADMIN, payload });
   if (posted.statusCode !== 202) throw new Error(`import: ${posted.statusCode} ${posted.body.slice(0, 300)}`);
   await app.services.imports.runPending();
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -85,7 +87,7 @@ async function importOnce(app: Awaited<ReturnType<typeof buildApp>>, url: string
 }
 
 /** First and second import of `url` into a fresh database of `dialect`, `ROUNDS` times. */
-async function rounds(dialect: string, name: string, url: string): Promise<{ first: Run[]; second: Run[] }> {
+async function rounds(dialect: string, name: string, url: string, appPassword?: string): Promise<{ first: Run[]; second: Run[] }> {
   const out = { first: [] as Run[], second: [] as Run[] };
   for (let r = 0; r < ROUNDS; r++) {
     const target = await open(dialect, `${name}${r}`);
@@ -93,8 +95,8 @@ async function rounds(dialect: string, name: string, url: string): Promise<{ fir
       await target.storage.migrate();
       await new UserService(target.storage).add({ login: 'bench-admin', role: 'administrator', password: 'bench-admin-password' });
       const app = await buildApp(loadConfig(ENV), target.storage, { logger: false });
-      const first = await importOnce(app, url);
-      const second = await importOnce(app, url);
+      const first = await importOnce(app, url, appPassword);
+      const second = await importOnce(app, url, appPassword);
       await app.close();
       out.first.push(first);
       out.second.push(second);
@@ -116,6 +118,8 @@ const dir = mkdtempSync(join(tmpdir(), 'calendar-tec-source-'));
 const sourceStorage = new Storage(new SqliteDialect({ path: join(dir, 'source.sqlite') }));
 await sourceStorage.migrate();
 const seeded = await seed(sourceStorage, { events: EVENTS });
+// an editor's application password on the source: with it every event comes, drafts too
+await new UserService(sourceStorage).add({ login: 'source-editor', role: 'editor', password: 'source-editor-password' });
 await sourceStorage.optimize();
 await sourceStorage.close();
 const port = await freePort();
@@ -146,6 +150,7 @@ try {
     results[dialect] = {
       recorded_site: await rounds(dialect, 'recorded', site.url),
       own_service: await rounds(dialect, 'own', sourceUrl),
+      own_service_with_app_password: await rounds(dialect, 'authed', sourceUrl, 'source-editor:source-editor-password'),
     };
   }
 } finally {
