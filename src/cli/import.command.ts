@@ -11,13 +11,15 @@ import { ApiError } from '../domain/errors.js';
 import type { UpdateAuthority } from '../domain/imports/ics.importer.js';
 import { createServices } from '../domain/services.js';
 import { openStorage } from '../storage/storage.js';
+import { importTecCommand } from './import-tec.command.js';
 import { parseCommand, UsageError } from './users.command.js';
 
 const UPDATES: Record<string, UpdateAuthority> = { overwrite: 'overwrite', retain: 'retain', preserve: 'preserve_local_changes' };
 
 export async function importCommand(config: Config, argv: string[]): Promise<number> {
   const [source, ...rest] = argv;
-  if (source !== 'ics') throw new UsageError('import takes a source: ics');
+  if (source === 'tec' || source === 'redirects') return importTecCommand(config, argv);
+  if (source !== 'ics') throw new UsageError('import takes a source: ics or tec (or redirects)');
   const options = {
     'dry-run': { type: 'boolean' },
     status: { type: 'string' },

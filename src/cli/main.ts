@@ -26,6 +26,12 @@ commands:
   import ics FILE|URL [--dry-run] [--status draft|publish] [--update overwrite|retain|preserve] [--as LOGIN]
                                           import an iCalendar file or feed (as LOGIN, default the
                                           first administrator), then print a summary
+  import tec SITE_URL [--app-password LOGIN:PASSWORD] [--event-password P] [--since YYYY-MM-DD]
+             [--dry-run] [--prune] [--group-series] [--images link|skip] [--concurrency N]
+             [--as LOGIN] [--author LOGIN] [--max-probes N] [--redirects FILE]
+                                          move a whole site running The Events Calendar in (run it
+                                          again to update; a stopped run resumes), then print the report
+  import redirects SITE_URL [--out FILE]  print the redirect map (nginx) of a site imported before
 
 roles: administrator, editor, author, contributor, subscriber
 environment: DATABASE_URL, SITE_TIMEZONE, … (see the README)`;

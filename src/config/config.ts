@@ -49,6 +49,8 @@ export interface Config {
   readonly importAllowPrivate: boolean;
   /** How long parsing one imported file may take before its job fails (ms). */
   readonly importParseTimeoutMs: number;
+  /** Site imports: the first backoff after a failed request (ms). */
+  readonly importRetryBaseMs: number;
   /** The HTML calendar at the root of PUBLIC_URL (`/events/`, `/event/<slug>/`…): on or off. */
   readonly pages: boolean;
   /** What `/events/` shows. */
@@ -186,6 +188,12 @@ export const VARIABLES: readonly VariableDoc[] = [
     name: 'IMPORT_PARSE_TIMEOUT',
     default: '20',
     description: 'Seconds parsing one imported .ics file may take (1–600); longer (a VTIMEZONE whose rules never end) fails the job.',
+  },
+  {
+    name: 'IMPORT_RETRY_BASE_MS',
+    default: '1000',
+    description:
+      'Site imports: the first wait after a failed request (doubling on each retry, at most a minute; a `Retry-After` the site sends wins), 1–60000 ms.',
   },
   {
     name: 'PAGES',
@@ -396,6 +404,7 @@ export function loadConfig(env: Env): Config {
     tls,
     importAllowPrivate: onOff(env, 'IMPORT_ALLOW_PRIVATE', false),
     importParseTimeoutMs: integer(env, 'IMPORT_PARSE_TIMEOUT', 20, 1, 600) * 1000,
+    importRetryBaseMs: integer(env, 'IMPORT_RETRY_BASE_MS', 1000, 1, 60_000),
     pages: onOff(env, 'PAGES', true),
     pagesDefaultView,
     embedOrigins,

@@ -122,6 +122,13 @@ export const errors = {
       `Unsupported content type "${type}": send text/calendar (an .ics file) or application/json ({"source":"ics","url":…}).`,
     ),
   importUrlRefused: (reason: string) => new ApiError('import-url-refused', 400, `The URL is refused: ${reason}`),
+  importRunning: (id: number) =>
+    new ApiError(
+      'import-running',
+      409,
+      `Import ${id} of this site is still running; wait for it, or stop its process (a new run resumes from its checkpoint).`,
+      { import: id },
+    ),
 
   // --- venues and organizers (The Events Calendar) ---
   linkedNotAccessible: (type: 'venue' | 'organizer') => new ApiError(`${type}-not-accessible`, 403, `The requested ${type} is not accessible.`),

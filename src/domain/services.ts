@@ -75,11 +75,18 @@ export function createServices(config: Config, storage: Storage): Services {
     venues,
     organizers,
     // each imported item is written in a transaction of its own, by services bound to it
-    imports: new ImportService(storage, (tx) => createServices(config, tx).events, {
-      siteZone: zone,
-      allowPrivate: config.importAllowPrivate,
-      parseTimeoutMs: config.importParseTimeoutMs,
-    }),
+    imports: new ImportService(
+      storage,
+      (tx) => createServices(config, tx).events,
+      {
+        siteZone: zone,
+        allowPrivate: config.importAllowPrivate,
+        parseTimeoutMs: config.importParseTimeoutMs,
+        tec: { retryBaseMs: config.importRetryBaseMs, maxFailures: 5, userAgent: `calendar-events-service-importer/0.1 (+${config.publicUrl})` },
+      },
+      Date.now,
+      (tx) => createServices(config, tx),
+    ),
     linked: <T extends LinkedType>(type: T) => (type === 'venue' ? venues : organizers) as unknown as LinkedService<T>,
     async readablePosts(actor, ids, type) {
       const rows = await storage.posts.findAccessMany(ids);

@@ -16,6 +16,15 @@ describe('slugs', () => {
     assert.equal(sanitizeSlug('snake_case'), 'snake_case');
   });
 
+  it('keeps what WordPress keeps outside Latin letters (slugs recorded from a TEC 6.17 site)', () => {
+    assert.equal(sanitizeSlug('Ελληνική βραδιά μουσικής'), 'ελληνική-βραδιά-μουσικής');
+    assert.equal(sanitizeSlug('日本語で話そう：初心者の会'), '日本語で話そう：初心者の会');
+    assert.equal(sanitizeSlug('🎉 Launch Party 🚀'), '🎉-launch-party-🚀');
+    assert.equal(sanitizeSlug('New Year’s Eve Gala 2022 → 2023'), 'new-years-eve-gala-2022-→-2023');
+    assert.equal(sanitizeSlug('Café Crème & Crêpes — Soirée Française'), 'cafe-creme-crepes-soiree-francaise');
+    assert.equal(sanitizeSlug('Ünïcödé Ümlaut Fest — „Grü“'), 'unicode-umlaut-fest-gru');
+  });
+
   it('numbers taken slugs from 2, looking them up in batches', async () => {
     const existing = (taken: string[]) => async (candidates: string[]) => new Set(candidates.filter((c) => taken.includes(c)));
     assert.equal(await firstFreeSlug('a', existing([])), 'a');

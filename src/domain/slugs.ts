@@ -1,26 +1,39 @@
 /**
- * Slugs the way WordPress' sanitize_title makes them: lower case, accents removed, spaces and dots to dashes,
- * other punctuation dropped, dashes collapsed. Letters of non-Latin scripts are kept as they are (WordPress
- * percent-encodes them; readable slugs serve our clients better).
+ * Slugs the way WordPress' sanitize_title makes them: lower case, accents removed from Latin letters
+ * (remove_accents), spaces, dots, slashes and dashes to dashes, ASCII punctuation and the typographic marks
+ * WordPress strips (quotes, ellipsis, ©, ™…) dropped, dashes collapsed. Every other character is kept as it
+ * is — Greek with its accents, kana with their voicing marks, emoji — as WordPress keeps them (it
+ * percent-encodes them; readable slugs serve our clients better), so a slug imported from a WordPress site
+ * stays the same slug here.
  */
+const DROPPED = /[¡¿«»‹›‘’‚‛“”„‟′″©®°…™´˜¨\u00ad]/g;
+const DASHES = /[.\u00a0\u2013\u2014/]/g;
+
 export function sanitizeSlug(input: string): string {
-  return input
-    .replace(/<[^>]*>/g, '')
-    .replace(/&[a-z0-9#]+;/gi, '')
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .replace(/ß/g, 'ss')
-    .replace(/æ/gi, 'ae')
-    .replace(/ø/gi, 'o')
-    .replace(/đ/gi, 'd')
-    .replace(/ł/gi, 'l')
-    .toLowerCase()
-    .replace(/[.\u2013\u2014/]/g, '-')
-    .replace(/[^\p{L}\p{N} _-]/gu, '')
-    .replace(/\s+/g, '-')
-    .replace(/-+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, MAX_SLUG_LENGTH);
+  return (
+    input
+      .replace(/<[^>]*>/g, '')
+      .replace(/&[a-z0-9#]+;/gi, '')
+      .normalize('NFD')
+      .replace(/(\p{Script=Latin})\p{M}+/gu, '$1')
+      .normalize('NFC')
+      .replace(/ß/g, 'ss')
+      .replace(/æ/gi, 'ae')
+      .replace(/ø/gi, 'o')
+      .replace(/đ/gi, 'd')
+      .replace(/ł/gi, 'l')
+      .toLowerCase()
+      .replace(/×/g, 'x')
+      .replace(DASHES, '-')
+      .replace(DROPPED, '')
+      // ASCII is kept only for letters, digits, spaces, underscores and dashes (the rest is punctuation)
+      .replace(/[!-,./:-@[-^`{-~]/g, '')
+      .replace(/\p{Cc}/gu, '')
+      .replace(/\s+/g, '-')
+      .replace(/-+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, MAX_SLUG_LENGTH)
+  );
 }
 
 /** The longest slug stored (the columns are `varchar(200)`, as WordPress' `post_name`). */

@@ -12,6 +12,7 @@ import type { DateDetails } from '../http/schemas/components.schemas.js';
 import type { Urls } from '../http/urls.js';
 import { formatIsoWithOffset, getZone, parseWall, wallToMs } from '../time/zones.js';
 import { eventSchedule } from './event-schedule.js';
+import { globalIds } from './global-id.js';
 import { serializeImage } from './image.serializer.js';
 import { organizerJsonLd, serializeOrganizer, serializeVenue, venueJsonLd } from './linked.serializer.js';
 import { serializeEmbeddedTerm } from './term.serializer.js';
@@ -37,11 +38,11 @@ export function eventPermalink(view: Pick<EventView, 'record'>, urls: Urls): str
 export function serializeEvent(view: EventView, urls: Urls, options: { single?: boolean } = {}): EventResponse {
   const e = view.record;
   const url = eventPermalink(view, urls);
-  const globalId = urls.globalId(e.id);
+  const ids = globalIds(e, urls);
   const out: EventResponse = {
     id: e.id,
-    global_id: globalId,
-    global_id_lineage: [globalId],
+    global_id: ids.global_id,
+    global_id_lineage: ids.global_id_lineage,
     author: String(e.authorId),
     status: e.status,
     date: e.date,

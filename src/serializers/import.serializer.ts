@@ -3,7 +3,8 @@ import type { Urls } from '../http/urls.js';
 import type { ImportJob } from '../storage/stores/import.store.js';
 
 /** An import job on the wire: every field written out. */
-export function serializeImport(job: ImportJob, urls: Urls): ImportJobBody {
+export function serializeImport(job: ImportJob, urls: Urls, report: unknown = null): ImportJobBody {
+  const o = job.options;
   return {
     id: job.id,
     source: job.source,
@@ -21,5 +22,20 @@ export function serializeImport(job: ImportJob, urls: Urls): ImportJobBody {
     started_at: job.startedAt,
     finished_at: job.finishedAt,
     rest_url: urls.rest(`/imports/${job.id}`),
+    tec_options:
+      job.source === 'tec'
+        ? {
+            since: typeof o.since === 'string' ? o.since : null,
+            prune: o.prune === true,
+            group_series: o.group_series === true,
+            images: String(o.images ?? 'link'),
+            concurrency: Number(o.concurrency ?? 2),
+            app_password: typeof o.app_password === 'string' || o.app_password_given === true,
+            event_password: typeof o.event_password === 'string' || o.event_password_given === true,
+            author: typeof o.author === 'number' ? o.author : null,
+            max_probes: Number(o.max_probes ?? 5000),
+          }
+        : null,
+    report: (report ?? null) as ImportJobBody['report'],
   };
 }

@@ -14,6 +14,7 @@ import {
   VenueSchema,
 } from '../http/routes/venues-organizers/venues-organizers.schemas.js';
 import type { Urls } from '../http/urls.js';
+import { globalIds } from './global-id.js';
 import { serializeImage } from './image.serializer.js';
 
 type Json = Record<string, unknown>;
@@ -106,7 +107,6 @@ function body(view: LinkedView<VenueRecord | OrganizerRecord>) {
 
 export function serializeVenue(view: LinkedView<VenueRecord>, urls: Urls, options: { single?: boolean } = {}): VenueResponse {
   const v = view.record;
-  const globalId = urls.globalId(v.id);
   return dropEmptyOptional<VenueResponse>(VenueSchema, {
     ...head(view, urls),
     venue: texturize(v.title),
@@ -125,14 +125,12 @@ export function serializeVenue(view: LinkedView<VenueRecord>, urls: Urls, option
     json_ld: options.single ? venueJsonLd(view, urls) : undefined,
     show_map: v.showMap,
     show_map_link: v.showMapLink,
-    global_id: globalId,
-    global_id_lineage: [globalId],
+    ...globalIds(view.record, urls),
   });
 }
 
 export function serializeOrganizer(view: LinkedView<OrganizerRecord>, urls: Urls, options: { single?: boolean } = {}): OrganizerResponse {
   const o = view.record;
-  const globalId = urls.globalId(o.id);
   return dropEmptyOptional<OrganizerResponse>(OrganizerSchema, {
     ...head(view, urls),
     organizer: texturize(o.title),
@@ -141,8 +139,7 @@ export function serializeOrganizer(view: LinkedView<OrganizerRecord>, urls: Urls
     website: o.website,
     email: o.email,
     json_ld: options.single ? organizerJsonLd(view) : undefined,
-    global_id: globalId,
-    global_id_lineage: [globalId],
+    ...globalIds(view.record, urls),
   });
 }
 

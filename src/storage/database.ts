@@ -52,6 +52,8 @@ export interface PostsTable {
   date_utc: string;
   modified: string;
   modified_utc: string;
+  /** JSON array of the global ids it was imported with (migration 0011); null for what was made here. */
+  global_id_lineage: string | null;
 }
 
 export interface EventsTable {
@@ -208,6 +210,7 @@ export interface Database {
   occurrences: OccurrencesTable;
   import_jobs: ImportJobsTable;
   import_items: ImportItemsTable;
+  import_map: ImportMapTable;
 }
 
 /** A job of an import (migration 0009): what to import, how far it got, and which process runs it. */
@@ -234,6 +237,10 @@ export interface ImportJobsTable {
   started_at: string | null;
   finished_at: string | null;
   modified_at: string;
+  /** JSON: how far a site import got (migration 0011). */
+  checkpoint: string | null;
+  /** JSON: a site import's counts per resource and warnings (migration 0011). */
+  report: string | null;
 }
 
 /** Which local post an item of a source became, and what it was when imported last (migration 0009). */
@@ -275,3 +282,20 @@ export type TermRow = Selectable<TermsTable>;
 
 // re-exported so stores need not import kysely for one type
 export type { ColumnType };
+
+/** Which local record a remote record of a site became (migration 0011). */
+export interface ImportMapTable {
+  source: string;
+  source_key: string;
+  kind: string;
+  remote_id: string;
+  local_id: number;
+  remote_modified: string | null;
+  content_hash: string;
+  remote_global_id: string | null;
+  seen_pass: string | null;
+  incomplete: Generated<number>;
+  old_path: string | null;
+  created_at: string;
+  modified_at: string;
+}

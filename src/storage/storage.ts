@@ -12,6 +12,7 @@ import { migrate } from './migrations/migrator.js';
 import { EventStore } from './stores/event.store.js';
 import { ImageStore } from './stores/image.store.js';
 import { ImportStore } from './stores/import.store.js';
+import { ImportMapStore } from './stores/import-map.store.js';
 import { LinkedStore } from './stores/linked.store.js';
 import { PostStore } from './stores/post.store.js';
 import { SeriesStore } from './stores/series.store.js';
@@ -26,6 +27,8 @@ export class Storage {
   readonly series: SeriesStore;
   readonly images: ImageStore;
   readonly imports: ImportStore;
+  /** What site-to-site imports remember (migration 0011). */
+  readonly importMap: ImportMapStore;
   readonly venues: LinkedStore<'venue'>;
   readonly organizers: LinkedStore<'organizer'>;
 
@@ -42,6 +45,7 @@ export class Storage {
     this.series = new SeriesStore(db, dialect);
     this.images = new ImageStore(db);
     this.imports = new ImportStore(db, dialect);
+    this.importMap = new ImportMapStore(db);
     this.venues = new LinkedStore(db, dialect, 'venue');
     this.organizers = new LinkedStore(db, dialect, 'organizer');
   }

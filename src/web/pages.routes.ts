@@ -14,6 +14,7 @@ import { embedHeaders, registerEmbed } from './embed.routes.js';
 import { eventPage, linkedPage, postPage } from './entity.routes.js';
 import { type ViewBase, type ViewName, viewUrl } from './links.js';
 import { type PageFilters, parsePageFilters, resolveFilters } from './page-filters.js';
+import { registerRedirects } from './redirects.routes.js';
 import { ASSETS, eta, sendPage } from './render.js';
 
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -197,6 +198,7 @@ export function registerPages(app: FastifyInstance, config: Config, urls: Urls):
       .send(asset.body);
   });
   registerEmbed(app, pages);
+  registerRedirects(app, urls);
 
   // WordPress' permalink of what has no slug yet (drafts): `/?p=<id>`, which the API's `url` fields name
   app.addHook('onRequest', async (request, reply) => {

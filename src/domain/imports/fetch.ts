@@ -195,3 +195,86 @@ function getOnce(
     req.on('error', (error) => reject(error instanceof FetchError ? error : new FetchError('fetch-failed', error.message)));
   });
 }
+
+/** An answer of any status, as `fetchRaw` gives it. */
+export interface RawResponse {
+  readonly status: number;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly body: Buffer;
+  /** The URL that answered (after redirects). */
+  readonly url: string;
+}
+
+export interface RawOptions extends FetchOptions {
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Keep-alive agents for http and https (a client that sends many requests reuses its connections). */
+  readonly agents?: { readonly http: http.Agent; readonly https: https.Agent };
+}
+
+/**
+ * GETs a URL and answers whatever the server says (any status, headers, body up to the size limit), through
+ * the same guard as `fetchText`: redirects followed by hand, each target checked; credentials (an
+ * `authorization` header) are sent to the first origin only, never to another one a redirect names.
+ */
+export async function fetchRaw(raw: string, options: RawOptions): Promise<RawResponse> {
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  const first = checkUrl(raw, options.allowPrivate);
+  let url = first;
+  for (let hop = 0; ; hop++) {
+    const headers = { ...(options.headers ?? {}) };
+    if (url.origin !== first.origin) delete headers.authorization;
+    const res = await getAny(url, options, headers, deadline);
+    const location = res.headers.location;
+    if (res.status >= 300 && res.status < 400 && typeof location === 'string') {
+      if (hop >= MAX_REDIRECTS) throw new FetchError('fetch-failed', `more than ${MAX_REDIRECTS} redirects`);
+      url = checkUrl(new URL(location, url).href, options.allowPrivate);
+      continue;
+    }
+    return { ...res, url: url.href };
+  }
+}
+
+function getAny(
+  url: URL,
+  options: RawOptions,
+  headers: Record<string, string>,
+  deadline: number,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  const maxBytes = options.maxBytes ?? MAX_DOCUMENT_BYTES;
+  return new Promise((resolve, reject) => {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) return reject(new FetchError('fetch-failed', 'the fetch took too long'));
+    const secure = url.protocol === 'https:';
+    const client = secure ? https : http;
+    const agent = options.agents ? (secure ? options.agents.https : options.agents.http) : undefined;
+    const req = client.get(url, { lookup: guardedLookup(options.allowPrivate), headers, timeout: remaining, agent }, (res) => {
+      const status = res.statusCode ?? 0;
+      if (status >= 300 && status < 400 && res.headers.location) {
+        res.resume();
+        return resolve({ status, headers: res.headers, body: Buffer.alloc(0) });
+      }
+      const declared = Number(res.headers['content-length'] ?? 0);
+      if (declared > maxBytes) {
+        res.destroy();
+        return reject(new FetchError('too-large', `the answer is larger than ${maxBytes} bytes`));
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxBytes) {
+          res.destroy();
+          reject(new FetchError('too-large', `the answer is larger than ${maxBytes} bytes`));
+          return;
+        }
+        chunks.push(chunk);
+      });
+      res.on('end', () => resolve({ status, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', (error) => reject(new FetchError('fetch-failed', error.message)));
+    });
+    const timer = setTimeout(() => req.destroy(new FetchError('fetch-failed', 'the fetch took too long')), remaining);
+    req.on('close', () => clearTimeout(timer));
+    req.on('timeout', () => req.destroy(new FetchError('fetch-failed', 'the fetch took too long')));
+    req.on('error', (error) => reject(error instanceof FetchError ? error : new FetchError('fetch-failed', error.message)));
+  });
+}

@@ -16,6 +16,12 @@ import { checkUrl, FetchError, fetchText } from './fetch.js';
 import { IcsImporter, type ImportOptions, type ImportProgress, type UpdateAuthority } from './ics.importer.js';
 import { parseInWorker } from './ics.sandbox.js';
 import { IcsFormatError, looksLikeICalendar } from './ics.structure.js';
+import { TecAbort } from './tec/tec.client.js';
+import { DiscoveryError } from './tec/tec.discovery.js';
+import type { TecSettings } from './tec/tec.importer.js';
+import { ImportRunningError, LostTecLease, runningJob, runTecJob, type TecProgress, totals } from './tec/tec.job.js';
+import { addressOf, type Permalinks, type Redirect, redirectsOf } from './tec/tec.redirects.js';
+import type { TecServices } from './tec/tec.writer.js';
 
 export const UPDATE_AUTHORITIES: readonly UpdateAuthority[] = ['overwrite', 'retain', 'preserve_local_changes'];
 export const IMPORT_STATUSES = ['publish', 'draft', 'pending', 'private'] as const;
@@ -24,13 +30,18 @@ export const IMPORT_STATUSES = ['publish', 'draft', 'pending', 'private'] as con
 export const LEASE_MS = 60_000;
 
 export interface ImportRequest {
-  readonly source: 'ics';
+  readonly source: 'ics' | 'tec';
   readonly text?: string;
   readonly url?: string;
   readonly dryRun: boolean;
   readonly defaultStatus: string;
   readonly updateAuthority: UpdateAuthority;
+  /** A site import's own options (tec.job.ts names them), stored with the job. */
+  readonly tec?: Readonly<Record<string, unknown>>;
 }
+
+/** A job's progress as runPending reports it; a site import adds its stage and report. */
+export type JobProgress = ImportProgress & { readonly tec?: TecProgress };
 
 /** Who may import: editors and administrators (they may write everyone's events and create terms). */
 export function canImport(actor: Actor): boolean {
@@ -43,6 +54,8 @@ export interface ImportSettings {
   readonly siteZone: string;
   readonly allowPrivate: boolean;
   readonly parseTimeoutMs: number;
+  /** Site imports: the client's first backoff, failures in a row before stopping, and its user agent. */
+  readonly tec?: Omit<TecSettings, 'allowPrivate' | 'siteZone'>;
 }
 
 export class ImportService {
@@ -55,6 +68,8 @@ export class ImportService {
     eventsIn: (tx: Storage) => EventService,
     private readonly settings: ImportSettings,
     private readonly clock: () => number = Date.now,
+    /** The services a site import writes through, bound to a transaction. */
+    private readonly servicesIn?: (tx: Storage) => TecServices,
   ) {
     this.importer = new IcsImporter(storage, eventsIn, clock);
   }
@@ -70,10 +85,18 @@ export class ImportService {
         throw errors.importUrlRefused(error instanceof Error ? error.message : String(error));
       }
     }
+    if (request.source === 'tec') {
+      const running = await runningJob(this.storage, request.url ?? '', 2 ** 31 - 1, stamp(this.clock()));
+      if (running !== undefined) throw errors.importRunning(running);
+    }
     const payloadKind = request.text !== undefined ? 'text' : 'url';
+    const options =
+      request.source === 'tec'
+        ? { ...request.tec, dry_run: request.dryRun }
+        : { dry_run: request.dryRun, default_status: request.defaultStatus, update_authority: request.updateAuthority };
     return this.storage.imports.create({
       source: request.source,
-      options: { dry_run: request.dryRun, default_status: request.defaultStatus, update_authority: request.updateAuthority },
+      options,
       payloadKind,
       payload: request.text ?? request.url ?? '',
       userId: actor.id,
@@ -88,6 +111,29 @@ export class ImportService {
     return job;
   }
 
+  /**
+   * Where an old permalink of an imported site leads here (the pages' redirects): the record it names and its
+   * address now; undefined when no import knows the path or the record has no address.
+   */
+  async redirectFor(path: string, links: Permalinks): Promise<{ kind: string; localId: number; to: string } | undefined> {
+    const hit = await this.storage.importMap.byOldPath(path);
+    if (!hit) return undefined;
+    const to = await addressOf(this.storage, links, hit.kind, hit.localId);
+    return to === undefined ? undefined : { ...hit, to };
+  }
+
+  /** The redirect map of every site imported from whose API root starts with `site` (a site URL or API root). */
+  async redirects(site: string, links: Permalinks): Promise<{ sourceKey: string; redirects: Redirect[] }[]> {
+    const base = site.replace(/\/+$/, '');
+    const keys = (await this.storage.importMap.sourceKeys('tec')).filter((k) => k === base || k.startsWith(`${base}/`) || k.startsWith(`${base}?`));
+    return Promise.all(keys.map(async (sourceKey) => ({ sourceKey, redirects: await redirectsOf(this.storage, links, sourceKey) })));
+  }
+
+  /** A site import's report (null for other jobs, and before it has one). */
+  async report(job: ImportJob): Promise<unknown> {
+    return job.source === 'tec' ? (await this.storage.importMap.jobExtras(job.id)).report : null;
+  }
+
   async list(actor: Actor, page: number, perPage: number): Promise<{ items: ImportJob[]; total: number }> {
     if (!canImport(actor)) throw errors.forbidden(isAuthenticated(actor));
     const { jobs, total } = await this.storage.imports.list(perPage, (page - 1) * perPage);
@@ -95,7 +141,7 @@ export class ImportService {
   }
 
   /** Claims and runs jobs until none is left; returns how many ran. `only`: that job alone (the CLI). */
-  async runPending(only?: number, onProgress?: (job: ImportJob, p: ImportProgress) => void): Promise<number> {
+  async runPending(only?: number, onProgress?: (job: ImportJob, p: JobProgress) => void): Promise<number> {
     let ran = 0;
     for (;;) {
       const now = this.clock();
@@ -109,9 +155,12 @@ export class ImportService {
   }
 
   /** Runs a claimed job to its end: done, or failed with the reason (a malformed file, a refused URL). */
-  private async run(job: ImportJob, onProgress?: (job: ImportJob, p: ImportProgress) => void): Promise<void> {
-    const renew = async (p: ImportProgress) => {
+  private async run(job: ImportJob, onProgress?: (job: ImportJob, p: JobProgress) => void): Promise<void> {
+    // the latest progress: what the keep-alive below writes again (it must not move the counts back)
+    let last: JobProgress = { done: job.progressDone, total: job.progressTotal, counts: job, errors: job.errors };
+    const renew = async (p: JobProgress) => {
       const now = this.clock();
+      last = p;
       onProgress?.(job, p);
       const mine = await this.storage.imports.heartbeat(job.id, this.owner, {
         now: stamp(now),
@@ -130,10 +179,10 @@ export class ImportService {
         .heartbeat(job.id, this.owner, {
           now: stamp(now),
           leaseUntil: stamp(now + LEASE_MS),
-          progressDone: job.progressDone,
-          progressTotal: job.progressTotal,
-          counts: job,
-          errors: job.errors,
+          progressDone: last.done,
+          progressTotal: last.total,
+          counts: last.counts,
+          errors: last.errors,
         })
         .catch(() => undefined);
     }, LEASE_MS / 3);
@@ -142,6 +191,11 @@ export class ImportService {
       const user = await this.storage.users.findById(job.userId);
       if (!user || !isRole(user.role)) throw new JobFailure('the user who asked for the import no longer exists');
       const actor: Actor = { kind: 'user', id: user.id, login: user.login, role: user.role };
+      if (job.source === 'tec') {
+        await this.runTec(job, actor, renew);
+        await this.storage.imports.finish(job.id, this.owner, 'done', stamp(this.clock()), null);
+        return;
+      }
       const { text, sourceKey } = await this.document(job);
       const calendar = await parseInWorker(text, this.settings.siteZone, this.settings.parseTimeoutMs).catch((error: unknown) => {
         if (error instanceof IcsFormatError) throw new JobFailure(error.message);
@@ -156,11 +210,50 @@ export class ImportService {
       await this.importer.run(actor, calendar, sourceKey ?? `file:${calendar.identity}`, job.id, options, renew);
       await this.storage.imports.finish(job.id, this.owner, 'done', stamp(this.clock()), null);
     } catch (error) {
-      if (error instanceof LostLease) return;
+      if (error instanceof LostLease || error instanceof LostTecLease) return;
       const reason = error instanceof JobFailure ? error.message : `the import stopped: ${error instanceof Error ? error.message : String(error)}`;
       await this.storage.imports.finish(job.id, this.owner, 'failed', stamp(this.clock()), reason);
     } finally {
       clearInterval(keepAlive);
+    }
+  }
+
+  /** A site import (tec/): its report is the job's; the credentials it was given are forgotten when it ends. */
+  private async runTec(job: ImportJob, actor: Actor, renew: (p: JobProgress) => Promise<void>): Promise<void> {
+    if (!this.servicesIn) throw new JobFailure('site imports are not set up in this process');
+    const settings: TecSettings = {
+      allowPrivate: this.settings.allowPrivate,
+      siteZone: this.settings.siteZone,
+      retryBaseMs: this.settings.tec?.retryBaseMs ?? 1000,
+      maxFailures: this.settings.tec?.maxFailures ?? 5,
+      userAgent: this.settings.tec?.userAgent ?? 'calendar-events-service-importer',
+    };
+    // what a job was given to reach the site is forgotten when it stops, however it stops
+    const forget = () => {
+      const { app_password, event_password, ...kept } = job.options;
+      if (app_password === undefined && event_password === undefined) return Promise.resolve();
+      return this.storage.importMap.setOptions(job.id, {
+        ...kept,
+        app_password_given: app_password !== undefined,
+        event_password_given: event_password !== undefined,
+      });
+    };
+    try {
+      const deps = { storage: this.storage, servicesIn: this.servicesIn, settings, owner: this.owner, clock: this.clock };
+      await runTecJob(
+        deps,
+        job,
+        actor,
+        () => stamp(this.clock()),
+        (p) => renew({ done: p.done, total: p.total, counts: totals(p.report), errors: [], tec: p }),
+      );
+    } catch (error) {
+      if (error instanceof TecAbort) throw new JobFailure(`the import stopped: ${error.message}; run it again to resume from its checkpoint`);
+      if (error instanceof DiscoveryError) throw new JobFailure(error.message);
+      if (error instanceof ImportRunningError) throw new JobFailure(`${error.message}: this run did nothing`);
+      throw error;
+    } finally {
+      await forget();
     }
   }
 

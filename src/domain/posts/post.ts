@@ -29,6 +29,11 @@ export interface PostRecord {
   readonly dateUtc: string;
   readonly modified: string;
   readonly modifiedUtc: string;
+  /**
+   * For a post imported from another site (FEATURES.md §6.3): the remote global id, then the remote's own
+   * lineage. The API keeps the remote `global_id` and appends ours to `global_id_lineage`. Absent otherwise.
+   */
+  readonly globalIdLineage?: readonly string[] | null;
 }
 
 /** The stored fields of a post (its row without the id and type). */

@@ -14,6 +14,7 @@ import { seriesWrites } from './0007-series-writes.migration.js';
 import { icalUids } from './0008-ical-uids.migration.js';
 import { imports } from './0009-imports.migration.js';
 import { nameLookups } from './0010-name-lookups.migration.js';
+import { importMap } from './0011-import-map.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -31,6 +32,7 @@ export const MIGRATIONS: readonly Migration[] = [
   icalUids,
   imports,
   nameLookups,
+  importMap,
 ];
 
 /** Applies the pending migrations; returns the names applied. */

@@ -1,7 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { PostFields, PostType } from '../../domain/posts/post.js';
 import type { Database, PostsTable } from '../database.js';
-import { columnMap } from './columns.js';
+import { type Codec, columnMap } from './columns.js';
+
+/** A lineage of global ids as a JSON array; null (and an empty list) as SQL null. */
+const lineage: Codec<readonly string[] | null | undefined, string | null> = {
+  toRow: (v) => (v && v.length > 0 ? JSON.stringify(v) : null),
+  fromRow: (v) => (typeof v === 'string' && v !== '' ? (JSON.parse(v) as string[]) : null),
+};
 
 /** The columns of `posts` every kind shares (see columns.ts). */
 export const postColumns = columnMap<PostsTable>()<PostFields>({
@@ -20,6 +26,7 @@ export const postColumns = columnMap<PostsTable>()<PostFields>({
   dateUtc: 'date_utc',
   modified: 'modified',
   modifiedUtc: 'modified_utc',
+  globalIdLineage: ['global_id_lineage', lineage],
 });
 
 /** What permission checks need to know about any post, whatever its type. */

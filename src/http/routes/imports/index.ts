@@ -8,11 +8,46 @@ import { errors } from '../../../domain/errors.js';
 import { canImport, IMPORT_STATUSES, UPDATE_AUTHORITIES } from '../../../domain/imports/import.service.js';
 import { serializeImport } from '../../../serializers/import.serializer.js';
 import { pageArg, perPageArg, totalPages } from '../../collection.js';
-import { arg, invalid } from '../../params.js';
+import { type ArgContext, arg, invalid } from '../../params.js';
 import { type RouteSpec, route } from '../../route.js';
 import { ImportJobSchema, ImportListSchema } from './imports.schemas.js';
 
 export const IMPORTS_PATH = '/imports';
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The options of a site import (`source=tec`, FEATURES.md §6.3); ignored for `ics`. */
+const tecArgs = {
+  since: arg(Type.String({ description: '`tec`: events from this day on (YYYY-MM-DD).' }), {
+    check: (v: string) => (DAY.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) ? undefined : invalid()),
+  }),
+  prune: arg(Type.Boolean({ description: '`tec`: after a complete pass, trash what has gone from the site.' }), { default: false }),
+  group_series: arg(
+    Type.Boolean({ description: '`tec`: group the occurrences of a Pro recurring event into one series with an explicit list of dates.' }),
+    { default: false, as: 'groupSeries' },
+  ),
+  images: arg(Type.String({ enum: ['link', 'skip'], description: '`tec`: featured images linked by their URL on the site, or skipped.' }), {
+    default: 'link',
+  }),
+  concurrency: arg(Type.Integer({ minimum: 1, maximum: 8, description: '`tec`: requests in flight at most.' }), { default: 2 }),
+  app_password: arg(
+    Type.String({
+      maxLength: 200,
+      description: '`tec`: `LOGIN:PASSWORD` of an application password on the site (drafts, private events…); forgotten when the job ends.',
+    }),
+    { as: 'appPassword', check: (v: string) => (v.includes(':') ? undefined : invalid('LOGIN:PASSWORD')) },
+  ),
+  event_password: arg(Type.String({ maxLength: 200, description: '`tec`: the post password of password-protected events.' }), {
+    as: 'eventPassword',
+  }),
+  author: arg(Type.Integer({ minimum: 1, description: '`tec`: the local user who becomes the author of what is imported (default: who asks).' }), {
+    check: async (v: number, ctx: ArgContext) => ((await ctx.services.users.exists(v)) ? undefined : invalid()),
+  }),
+  max_probes: arg(Type.Integer({ minimum: 0, maximum: 100000, description: '`tec`: how many unlisted ids between listed events may be read.' }), {
+    default: 5000,
+    as: 'maxProbes',
+  }),
+};
 
 export function importRoutes(): RouteSpec[] {
   const idArg = arg(Type.Integer({ description: 'The import job id.' }), { required: true });
@@ -30,7 +65,11 @@ export function importRoutes(): RouteSpec[] {
         const { items, total } = await ctx.services.imports.list(ctx.actor, ctx.args.page, ctx.args.perPage);
         const pages = totalPages(total, ctx.args.perPage);
         return {
-          body: { imports: items.map((j) => serializeImport(j, ctx.urls)), total, total_pages: pages },
+          body: {
+            imports: await Promise.all(items.map(async (j) => serializeImport(j, ctx.urls, await ctx.services.imports.report(j)))),
+            total,
+            total_pages: pages,
+          },
           headers: { 'X-TEC-Total': total, 'X-TEC-TotalPages': pages },
         };
       },
@@ -45,8 +84,20 @@ export function importRoutes(): RouteSpec[] {
       allowed: (actor) => canImport(actor),
       rawBody: { type: 'text/calendar', description: 'An iCalendar file (RFC 5545), at most 10 MB.' },
       args: {
-        source: arg(Type.String({ enum: ['ics'], description: 'What to import: `ics` (iCalendar).' }), { default: 'ics' }),
-        url: arg(Type.String({ description: 'An http(s) URL of an .ics feed (instead of a text/calendar body).', maxLength: 2000 })),
+        source: arg(
+          Type.String({
+            enum: ['ics', 'tec'],
+            description: 'What to import: `ics` (iCalendar), or `tec`: a whole site running The Events Calendar.',
+          }),
+          { default: 'ics' },
+        ),
+        url: arg(
+          Type.String({
+            description: 'An http(s) URL of an .ics feed (instead of a text/calendar body); for `tec`, the site URL or its events API root.',
+            maxLength: 2000,
+          }),
+        ),
+        ...tecArgs,
         dry_run: arg(Type.Boolean({ description: 'Count what would be created, updated and skipped, and write nothing.' }), {
           default: false,
           as: 'dryRun',
@@ -67,6 +118,29 @@ export function importRoutes(): RouteSpec[] {
       responses: { 202: ImportJobSchema },
       async handler(ctx) {
         const body = ctx.request.body;
+        if (ctx.args.source === 'tec') {
+          if (!ctx.args.url) throw errors.missingParams(['url']);
+          const a = ctx.args;
+          const job = await ctx.services.imports.create(ctx.actor, {
+            source: 'tec',
+            url: a.url ?? undefined,
+            dryRun: a.dryRun,
+            defaultStatus: 'publish',
+            updateAuthority: 'overwrite',
+            tec: {
+              since: a.since ?? undefined,
+              prune: a.prune,
+              group_series: a.groupSeries,
+              images: a.images,
+              concurrency: a.concurrency,
+              app_password: a.appPassword ?? undefined,
+              event_password: a.eventPassword ?? undefined,
+              author: a.author ?? undefined,
+              max_probes: a.maxProbes,
+            },
+          });
+          return { status: 202, body: serializeImport(job, ctx.urls), headers: { Location: ctx.urls.rest(`/imports/${job.id}`) } };
+        }
         const text = typeof body === 'string' ? body : undefined;
         if (text === undefined && !ctx.args.url) throw errors.missingParams(['url']);
         if (text !== undefined && ctx.args.url) throw errors.badRequest('Send either a text/calendar body or a url, not both.');
@@ -91,7 +165,8 @@ export function importRoutes(): RouteSpec[] {
       args: { id: idArg },
       responses: { 200: ImportJobSchema },
       async handler(ctx) {
-        return { body: serializeImport(await ctx.services.imports.get(ctx.actor, ctx.args.id), ctx.urls) };
+        const job = await ctx.services.imports.get(ctx.actor, ctx.args.id);
+        return { body: serializeImport(job, ctx.urls, await ctx.services.imports.report(job)) };
       },
     }),
   ];

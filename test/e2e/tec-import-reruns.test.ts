@@ -1,0 +1,113 @@
+/**
+ * Running a site import again (FEATURES.md §6.4 cases 2 and 13): a second run changes nothing; a remote edit
+ * updates the same local record; an event gone from the site is trashed with `prune`; a dry run writes nothing
+ * and reports the plan the real run then carries out.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { localEvents, recordedSite, rowCounts, runImport, zero } from '../helpers/tec-import.js';
+import { type SiteEntry, TecSite } from '../helpers/tec-site.js';
+
+/** The site without one listed event: gone from its window and the sweep, the totals one less, its URL a 404. */
+function withoutEvent(id: number) {
+  return (entry: SiteEntry): SiteEntry => {
+    // (deleted: its own URL answers as an id that does not exist)
+    if (entry.path.endsWith(`/events/${id}`)) {
+      return {
+        ...entry,
+        status: 404,
+        body: JSON.stringify({ code: 'rest-event-not-found', message: `Event with ID ${id} does not exist.`, data: { status: 404 } }),
+      };
+    }
+    if (!entry.path.includes('/events?') && !entry.path.includes('/events/?')) return entry;
+    const body = JSON.parse(entry.body);
+    if (!Array.isArray(body.events)) return entry;
+    const span = entry.path.includes('per_page=1');
+    const had = body.events.some((e: any) => e.id === id);
+    if (!had && !span) return entry;
+    body.events = body.events.filter((e: any) => e.id !== id);
+    body.total -= 1;
+    if (span) body.total_pages = body.total;
+    return {
+      ...entry,
+      body: JSON.stringify(body),
+      headers: { ...entry.headers, 'x-tec-total': String(body.total), 'x-tec-totalpages': String(body.total_pages) },
+    };
+  };
+}
+
+describe('importing a TEC site again', () => {
+  let t: TestApp;
+  let site: TecSite;
+  let first: any;
+  before(async () => {
+    site = await TecSite.start(recordedSite());
+    t = await createTestApp({ SITE_TIMEZONE: 'America/New_York', IMPORT_ALLOW_PRIVATE: 'on' });
+  });
+  after(async () => {
+    await t.close();
+    await site.close();
+  });
+
+  it('a dry run writes nothing and reports the plan the real run then carries out (case 13)', async () => {
+    const before = await rowCounts(t);
+    const dry = await runImport(t, { url: site.url, dry_run: true });
+    assert.equal(dry.state, 'done', dry.failure);
+    assert.deepEqual(await rowCounts(t), before, 'no row written');
+    first = await runImport(t, { url: site.url });
+    assert.equal(first.state, 'done', first.failure);
+    assert.deepEqual(dry.report.resources, first.report.resources);
+    assert.deepEqual(dry.report.warnings, first.report.warnings);
+    assert.equal(first.report.resources.events.created, 151);
+    assert.ok((await rowCounts(t)).posts > before.posts);
+  });
+
+  it('a second run creates and updates nothing (case 2)', async () => {
+    const again = await runImport(t, { url: site.url });
+    assert.equal(again.state, 'done', again.failure);
+    const r = again.report.resources;
+    assert.deepEqual(r.events, { ...zero, unchanged: 151 });
+    assert.deepEqual(r.categories, { ...zero, unchanged: 9 });
+    assert.deepEqual(r.tags, { ...zero, unchanged: 11 });
+    assert.deepEqual(r.venues, { ...zero, unchanged: 12 });
+    assert.deepEqual(r.organizers, { ...zero, unchanged: 8 });
+    assert.deepEqual(r.images, { ...zero, unchanged: 5 });
+    assert.deepEqual(again.counts, { created: 0, updated: 0, skipped: 196, failed: 0 });
+  });
+
+  it('an event whose title changed on the site is updated in place: one update, the same local id (case 2)', async () => {
+    const before = (await localEvents(t)).get('127.0.0.1?id=29');
+    site.transform = (e) => ({ ...e, body: e.body.replaceAll('"title":"Summer Arts Festival"', '"title":"Summer Arts Festival (new dates soon)"') });
+    const job = await runImport(t, { url: site.url });
+    site.transform = undefined;
+    assert.deepEqual(job.report.resources.events, { ...zero, updated: 1, unchanged: 150 });
+    const after = (await localEvents(t)).get('127.0.0.1?id=29');
+    assert.equal(after.id, before.id);
+    assert.equal(after.title, 'Summer Arts Festival (new dates soon)');
+    assert.equal(after.slug, before.slug, 'the slug stays');
+    // and back: the site's title again
+    const back = await runImport(t, { url: site.url });
+    assert.deepEqual(back.report.resources.events, { ...zero, updated: 1, unchanged: 150 });
+  });
+
+  it('an event gone from the site goes to the trash with prune, after a complete pass; without prune it stays (case 2)', async () => {
+    const local = (await localEvents(t)).get('127.0.0.1?id=161');
+    assert.ok(local);
+    site.transform = withoutEvent(161);
+    // the span probe's last page is one lower now: the site's own answer for it is the recorded last page
+    const last = recordedSite().find((e) => e.auth === 'anonymous' && e.path.endsWith('per_page=1&page=149'));
+    site.extra = ({ path, auth }) => (auth === 'anonymous' && path.endsWith('per_page=1&page=148') && last ? { ...last, path } : undefined);
+    const kept = await runImport(t, { url: site.url });
+    assert.deepEqual(kept.report.resources.events, { ...zero, unchanged: 150 });
+    assert.equal((await t.get(`/events/${local.id}`, { as: 'administrator' })).body.status, 'publish');
+    const pruned = await runImport(t, { url: site.url, prune: true });
+    assert.equal(pruned.report.complete, true);
+    assert.deepEqual(pruned.report.resources.events, { ...zero, trashed: 1, unchanged: 150 });
+    assert.deepEqual(pruned.report.resources.venues, { ...zero, unchanged: 12 }, 'venues still on the site stay');
+    const gone = await t.get(`/events/${local.id}`, { as: 'administrator' });
+    assert.equal(gone.status, 403);
+    assert.equal(gone.body.code, 'event-no-longer-available');
+    assert.deepEqual(site.misses, []);
+  });
+});

@@ -1,0 +1,53 @@
+/** Running a site import through the API, and reading what it made. */
+import assert from 'node:assert/strict';
+import type { TestApp } from './app.js';
+import { recordedBody, recordedEntries, rewriteHost, type SiteEntry, type TecSite, writtenEntries } from './tec-site.js';
+
+/** The recorded site, with the span probe we wrote for it. */
+export const recordedSite = (): SiteEntry[] => [...recordedEntries(), ...writtenEntries('span-probes')];
+
+/** The records of a recorded list answer (host rewritten to the fixture server's). */
+export function recordedList(site: TecSite, file: string, key = 'events'): any[] {
+  return JSON.parse(rewriteHost(recordedBody(file), site.url))[key];
+}
+
+/** POST /imports with source=tec, runs the job as the service's runner would, and answers the job. */
+export async function runImport(t: TestApp, json: Record<string, unknown>, as: 'administrator' | 'editor' = 'administrator') {
+  const res = await t.post('/imports', { as, json: { source: 'tec', ...json } });
+  assert.equal(res.status, 202, res.text);
+  await t.app.services.imports.runPending();
+  const job = await t.get(`/imports/${res.body.id}`, { as });
+  assert.equal(job.status, 200, job.text);
+  return job.body;
+}
+
+/** Every event listed here (any status but trash), by global id. */
+export async function localEvents(t: TestApp): Promise<Map<string, any>> {
+  const out = new Map<string, any>();
+  for (let page = 1; ; page++) {
+    const res = await t.get('/events', {
+      as: 'administrator',
+      query: { start_date: '2010-01-01', end_date: '2035-12-31', per_page: 50, page, status: 'publish,future,draft,pending,private' },
+    });
+    if (res.status === 404) break;
+    assert.equal(res.status, 200, res.text);
+    for (const e of res.body.events) out.set(e.global_id, e);
+    if (page >= res.body.total_pages) break;
+  }
+  return out;
+}
+
+/** Row counts of what an import writes. */
+export async function rowCounts(t: TestApp): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const table of ['posts', 'events', 'venues', 'organizers', 'terms', 'term_relationships', 'images', 'import_map', 'occurrences'] as const) {
+    const row = await t.storage.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    out[table] = Number(row.n);
+  }
+  return out;
+}
+
+export const zero = { created: 0, updated: 0, unchanged: 0, trashed: 0, failed: 0 };
