@@ -108,37 +108,53 @@ export class IcsImporter {
       }
       done++;
     };
-    const one = async (tx: Storage, item: MappedItem): Promise<Outcome | { error: unknown }> => {
+    const one = async (tx: Storage, item: MappedItem, alone: boolean): Promise<Outcome | { error: unknown }> => {
       try {
         if (options.dryRun && item.recurrenceId !== '' && wouldCreate.has(item.uid)) return 'created';
-        const outcome = await this.apply(tx, actor, item, masters.get(item.uid), sourceKey, jobId, options);
+        const outcome = await this.apply(tx, actor, item, masters.get(item.uid), sourceKey, jobId, options, alone);
         if (options.dryRun && outcome === 'created' && item.recurrenceId === '') wouldCreate.add(item.uid);
         return outcome;
       } catch (error) {
         return { error };
       }
     };
-    // Items are written in batches, one transaction each, every item in a savepoint of its own (a failed item
-    // is rolled back alone): a commit per item cost PostgreSQL a disk sync each, 54 s for 10,000 events. A batch
-    // ends after BATCH_ITEMS items or BATCH_MS, so other writers wait no longer than that for the database.
+    // Items are written in batches, one transaction each: a commit per item cost PostgreSQL a disk sync each, 54 s
+    // for 10,000 events. A batch ends after BATCH_ITEMS items or BATCH_MS, so other writers wait no longer than
+    // that for the database. A failed item must leave nothing behind while the others stand, but failures are
+    // rare and a savepoint around every item costs two round trips each: a batch runs without them, and the
+    // first item that fails rolls the batch back, which then runs again with a savepoint around each item (a
+    // dry run always has them: each item is rolled back).
     let next = 0;
+    let alone = options.dryRun;
     while (next < calendar.items.length) {
       const from = next;
       const results: (Outcome | { error: unknown })[] = [];
+      let itemFailed = false;
       try {
         await this.storage.transaction(async (tx) => {
           const started = Date.now();
           while (next < calendar.items.length && results.length < BATCH_ITEMS && Date.now() - started < BATCH_MS) {
-            results.push(await one(tx, calendar.items[next]));
+            const result = await one(tx, calendar.items[next], alone);
+            if (!alone && typeof result !== 'string') {
+              itemFailed = true;
+              throw new Error('an item of the batch failed');
+            }
+            results.push(result);
             next++;
           }
         });
       } catch {
+        if (itemFailed) {
+          next = from;
+          alone = true;
+          continue;
+        }
         // the batch's commit failed (the database went away, a conflict): each item it held again, alone
         const upto = Math.max(next, from + 1);
         results.length = 0;
-        for (next = from; next < upto; next++) results.push(await one(this.storage, calendar.items[next]));
+        for (next = from; next < upto; next++) results.push(await one(this.storage, calendar.items[next], true));
       }
+      alone = options.dryRun;
       for (const [k, r] of results.entries()) record(calendar.items[from + k], r);
       if (Date.now() - lastReport > 500) {
         lastReport = Date.now();
@@ -150,7 +166,10 @@ export class IcsImporter {
     return result;
   }
 
-  /** One item in a savepoint of the batch's transaction (rolled back alone when it fails, or in a dry run). */
+  /**
+   * One item, inside the batch's transaction (or its own); `alone`: in a savepoint, rolled back alone when it
+   * fails, or in a dry run.
+   */
   private async apply(
     tx: Storage,
     actor: Actor,
@@ -159,15 +178,18 @@ export class IcsImporter {
     sourceKey: string,
     jobId: number,
     options: ImportOptions,
+    alone: boolean,
   ): Promise<Outcome> {
     return tx.transaction(async (batch) => {
+      const write = () =>
+        item.recurrenceId === ''
+          ? this.applyEvent(batch, actor, item, sourceKey, jobId, options)
+          : this.applyOverride(batch, actor, item, master, sourceKey, jobId, options);
+      if (!alone) return write();
       await sql`savepoint import_item`.execute(batch.db);
       let outcome: Outcome;
       try {
-        outcome =
-          item.recurrenceId === ''
-            ? await this.applyEvent(batch, actor, item, sourceKey, jobId, options)
-            : await this.applyOverride(batch, actor, item, master, sourceKey, jobId, options);
+        outcome = await write();
       } catch (error) {
         await sql`rollback to savepoint import_item`.execute(batch.db);
         await sql`release savepoint import_item`.execute(batch.db);
@@ -199,17 +221,18 @@ export class IcsImporter {
   /** A single event or a series' master. */
   private async applyEvent(tx: Storage, actor: Actor, item: MappedItem, sourceKey: string, jobId: number, options: ImportOptions): Promise<Outcome> {
     const events = this.eventsIn(tx);
-    const known = await tx.imports.findItem(this.key(sourceKey, item));
+    const { item: known, uidHolder } = await tx.imports.findItemAndUid(this.key(sourceKey, item));
     // an event with this UID that another source (or an export of ours) made: the same event
-    const id = known?.postId ?? (await tx.events.idByIcalUid(item.uid));
+    const id = known?.postId ?? uidHolder;
     const record = id === undefined ? undefined : await tx.events.find(id);
     if (!record) {
       if (item.cancelled) return 'skipped';
-      const view = await events.create(actor, {
-        ...(await this.input(tx, item.fields, undefined)),
-        status: options.defaultStatus,
-        icalUid: item.uid,
-      });
+      const view = await events.create(
+        actor,
+        { ...(await this.input(tx, item.fields, undefined)), status: options.defaultStatus, icalUid: item.uid },
+        // without a known item, the UID was just looked up above and no event has it
+        { icalUidFree: known === undefined },
+      );
       await this.save(tx, sourceKey, item, view, jobId);
       return 'created';
     }
@@ -299,12 +322,14 @@ export class IcsImporter {
    * (linked as it is: an import does not rewrite a venue made here), else a new one.
    */
   private async venueRef(tx: Storage, v: MappedFields['venue'] & object): Promise<LinkedRef> {
-    const named = await tx.imports.venuesNamed(v.title);
+    const named = await tx.venues.findDuplicates(v.title);
     const same = named.find((n) => normal([n.address, n.city, n.zip, n.country].filter((s) => s !== '').join(' ')) === normal(v.address));
     const pick = same ?? named[0];
-    if (pick) return { id: pick.id };
+    if (pick) return { id: pick.id, found: pick };
+    // (none of that name: the event's write need not look for one again before it creates it)
     return {
       create: { title: v.title, address: v.address, ...(v.geoLat !== null ? { geoLat: v.geoLat, geoLng: v.geoLng } : {}) },
+      absent: true,
     } as LinkedRef;
   }
 
