@@ -139,8 +139,10 @@ try {
   try {
     const target = await appOn(b.storage);
     log.length = 0;
+    const started = performance.now();
     const posted = await inject(target, 'POST', `${NS}/imports`, file, 'text/calendar');
     await target.services.imports.runPending();
+    const wallMs = performance.now() - started;
     const all = [...log];
     const job = (await inject(target, 'GET', `${NS}/imports/${posted.json().id}`)).json();
     // an item begins with its savepoint, if it has one, or else with the lookup of its import record
@@ -156,8 +158,20 @@ try {
     const upto = /^\s*release/i.test(all[end]?.sql ?? '') ? end + 1 : end;
     summary(`b: one imported VEVENT (item ${k + 1} of ${singles.length})`, all.slice(starts[k], upto));
     console.log(
-      `(b) the whole import: ${all.length} statements for ${singles.length} VEVENTs (${(all.length / singles.length).toFixed(1)} per item), job ${JSON.stringify(job.counts)}`,
+      `(b) the whole import: ${all.length} statements for ${singles.length} VEVENTs (${(all.length / singles.length).toFixed(1)} per item), ${(wallMs / singles.length).toFixed(2)} ms per item, ${(all.reduce((t, l) => t + l.ms, 0) / singles.length).toFixed(2)} ms of it in statements, job ${JSON.stringify(job.counts)}`,
     );
+    // where the import's time goes, by statement (its first words)
+    const shapes = new Map<string, { n: number; ms: number }>();
+    for (const l of all) {
+      const shape = l.sql.replace(/\s+/g, ' ').slice(0, 90);
+      const entry = shapes.get(shape) ?? { n: 0, ms: 0 };
+      entry.n++;
+      entry.ms += l.ms;
+      shapes.set(shape, entry);
+    }
+    for (const [shape, { n, ms }] of [...shapes].sort((x, y) => y[1].ms - x[1].ms).slice(0, 25)) {
+      console.log(`  ${String(n).padStart(6)} × ${(ms / n).toFixed(3)} ms = ${ms.toFixed(0).padStart(6)} ms  ${shape}`);
+    }
     await target.close();
   } finally {
     await b.storage.close().catch(() => undefined);
