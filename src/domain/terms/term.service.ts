@@ -212,7 +212,9 @@ export async function resolveTerms(
         names: words.map((w) => w.toLowerCase()),
       };
     });
-  const found = await tx.terms.lookup(lookups(requests));
+  // entries this transaction resolved before need no lookup (see TermStore.remember)
+  const unknown = requests.map((r) => ({ ...r, entries: r.entries.filter((e) => !tx.terms.resolvedEntry(r.service.info.taxonomy, e)) }));
+  const found = await tx.terms.lookup(lookups(unknown));
   const match = (pool: readonly (Term & { lname?: string })[], taxonomy: string, entry: number | string): Term | undefined => {
     const own = pool.filter((t) => t.taxonomy === taxonomy);
     if (isId(entry)) return own.find((t) => t.id === Number(entry));
@@ -229,7 +231,7 @@ export async function resolveTerms(
   for (const { service, entries } of requests) {
     const taxonomy = service.info.taxonomy;
     let pool: (Term & { lname?: string })[] = found;
-    let missing = texts(entries).filter((text) => !match(pool, taxonomy, text));
+    let missing = texts(entries).filter((text) => !tx.terms.resolvedEntry(taxonomy, text) && !match(pool, taxonomy, text));
     if (missing.length > 0) {
       // about to create: take the taxonomy's turn, then look again
       await tx.lock(`term:${taxonomy}`);
@@ -244,7 +246,8 @@ export async function resolveTerms(
     const terms: Term[] = [];
     for (const entry of entries) {
       if (!isId(entry) && String(entry).trim() === '') continue;
-      const term = match(pool, taxonomy, entry) ?? made.get(String(entry).trim());
+      const term = tx.terms.resolvedEntry(taxonomy, entry) ?? match(pool, taxonomy, entry) ?? made.get(String(entry).trim());
+      if (term) tx.terms.rememberEntry(taxonomy, entry, term);
       if (term && !terms.some((t) => t.id === term.id)) terms.push(term);
     }
     out.push(terms);

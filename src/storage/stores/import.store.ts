@@ -1,7 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database, ImportItemsTable, ImportJobsTable } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
-import { caseInsensitiveEquals, needsUnindexedLookup } from './name-match.js';
 
 type ImportItemRow = Pick<ImportItemsTable, 'post_id' | 'sequence' | 'last_modified' | 'hash' | 'fields' | 'local'>;
 
@@ -259,6 +258,36 @@ export class ImportStore {
     };
   }
 
+  /** Several items' records in one statement (one row per key: the last given wins). */
+  async saveItems(entries: readonly { key: ImportItemKey; item: ImportItem; jobId: number; now: string }[]): Promise<void> {
+    if (entries.length === 0) return;
+    const rows = entries.map(({ key, item, jobId, now }) => ({
+      source: key.source,
+      source_key: key.sourceKey,
+      uid: key.uid,
+      recurrence_id: key.recurrenceId,
+      created_at: now,
+      post_id: item.postId,
+      sequence: item.sequence,
+      last_modified: item.lastModified,
+      hash: item.hash,
+      fields: JSON.stringify(item.fields),
+      local: JSON.stringify(item.local),
+      job_id: jobId,
+      modified_at: now,
+    }));
+    const updated = ['post_id', 'sequence', 'last_modified', 'hash', 'fields', 'local', 'job_id', 'modified_at'] as const;
+    await this.db
+      .insertInto('import_items')
+      .values(rows)
+      .onConflict((oc) =>
+        oc
+          .columns(['source', 'source_key', 'uid', 'recurrence_id'])
+          .doUpdateSet((eb) => Object.fromEntries(updated.map((c) => [c, eb.ref(`excluded.${c}`)])) as never),
+      )
+      .execute();
+  }
+
   async saveItem(key: ImportItemKey, item: ImportItem, jobId: number, now: string): Promise<void> {
     const values = {
       post_id: item.postId,
@@ -275,20 +304,5 @@ export class ImportStore {
       .values({ source: key.source, source_key: key.sourceKey, uid: key.uid, recurrence_id: key.recurrenceId, created_at: now, ...values })
       .onConflict((oc) => oc.columns(['source', 'source_key', 'uid', 'recurrence_id']).doUpdateSet(values))
       .execute();
-  }
-
-  /** The organizer with this e-mail address (case-insensitive), not trashed; the oldest when several. */
-  async organizerByEmail(email: string): Promise<number | undefined> {
-    const find = (indexed: boolean) =>
-      this.db
-        .selectFrom('organizers')
-        .innerJoin('posts', 'posts.id', 'organizers.post_id')
-        .select('posts.id')
-        .where('posts.status', 'not in', ['trash', 'auto-draft'])
-        .where(caseInsensitiveEquals(this.dialect, sql.ref('organizers.email'), email, indexed))
-        .orderBy('posts.id')
-        .executeTakeFirst();
-    const row = (await find(true)) ?? (needsUnindexedLookup(this.dialect, email) ? await find(false) : undefined);
-    return row?.id;
   }
 }

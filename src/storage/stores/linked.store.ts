@@ -108,6 +108,18 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
     return found.length === 0 && needsUnindexedLookup(this.dialect, name) ? find(false) : found;
   }
 
+  /** Organizers: the oldest not trashed whose e-mail address matches case-insensitively (an import's match). */
+  async findByEmail(email: string): Promise<RecordOf<T> | undefined> {
+    const find = (indexed: boolean) =>
+      this.select()
+        .where('posts.status', 'not in', ['trash', 'auto-draft'])
+        .where(caseInsensitiveEquals(this.dialect, sql.ref('d.email'), email, indexed))
+        .orderBy('posts.id')
+        .executeTakeFirst();
+    const row = (await find(true)) ?? (needsUnindexedLookup(this.dialect, email) ? await find(false) : undefined);
+    return row ? this.map(row) : undefined;
+  }
+
   async insert(post: PostFields, details: DetailsRecordOf<T>): Promise<number> {
     const { id } = await this.db
       .insertInto('posts')

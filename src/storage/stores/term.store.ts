@@ -50,6 +50,10 @@ export interface TermLookup {
   readonly names: readonly string[];
 }
 
+/** An event write's term entry, as resolveTerms reads it (text trimmed). */
+const entryKey = (taxonomy: Taxonomy, entry: number | string) =>
+  `${taxonomy}\u0000${typeof entry}\u0000${typeof entry === 'string' ? entry.trim() : entry}`;
+
 /** Code point order (SQLite's BINARY collation of UTF-8 text), not UTF-16 units. */
 function compareCodePoints(a: string, b: string): number {
   const x = [...a];
@@ -131,6 +135,7 @@ export class TermStore {
 
   /** Stores a new term (stamped now); returns it as stored. */
   async createTerm(term: TermFields): Promise<Term> {
+    this.resolved?.clear();
     const now = nowUtc();
     const row = await this.db
       .insertInto('terms')
@@ -148,6 +153,30 @@ export class TermStore {
   async lookup(requests: readonly TermLookup[]): Promise<(Term & { lname: string })[]> {
     const wanted = requests.filter((r) => r.ids.length + r.slugs.length + r.names.length > 0);
     if (wanted.length === 0) return [];
+    return this.lookupNow(wanted);
+  }
+
+  /**
+   * Inside a transaction that is rolled back whole should anything fail (an import batch): what an event write's
+   * term entry resolved to is remembered (see resolveTerms) until a term is written. (Their counts may be older
+   * than the rows': writes take counts from addToCounts or findOrdered.)
+   */
+  remember(): void {
+    this.resolved ??= new Map();
+  }
+
+  private resolved: Map<string, Term> | undefined;
+
+  /** The term an entry resolved to earlier in this transaction (when remembering). */
+  resolvedEntry(taxonomy: Taxonomy, entry: number | string): Term | undefined {
+    return this.resolved?.get(entryKey(taxonomy, entry));
+  }
+
+  rememberEntry(taxonomy: Taxonomy, entry: number | string, term: Term): void {
+    this.resolved?.set(entryKey(taxonomy, entry), term);
+  }
+
+  private async lookupNow(wanted: readonly TermLookup[]): Promise<(Term & { lname: string })[]> {
     const rows = await this.withCount()
       .select(this.dialect.lower(sql.ref('terms.name')).as('lname'))
       .where((eb) =>
@@ -167,6 +196,7 @@ export class TermStore {
   }
 
   async update(id: number, patch: Partial<TermFields>): Promise<void> {
+    this.resolved?.clear();
     await this.db
       .updateTable('terms')
       .set({ ...termColumns.toRow(patch), modified_at: nowUtc() })
@@ -176,6 +206,7 @@ export class TermStore {
 
   /** Deletes a term: its children move up to its parent; its post relationships go with it. */
   async remove(term: Term): Promise<void> {
+    this.resolved?.clear();
     await this.db
       .updateTable('terms')
       .set({ parent_id: term.parentId })
