@@ -135,6 +135,7 @@ export class IcsImporter {
         await this.storage.transaction(async (tx) => {
           const started = Date.now();
           const batch = alone ? undefined : new ImportBatch(tx, true);
+          await batch?.prefetch(calendar.items.slice(next, next + BATCH_ITEMS).map((item) => this.key(sourceKey, item)));
           while (next < calendar.items.length && results.length < BATCH_ITEMS && Date.now() - started < BATCH_MS) {
             const result = await one(tx, calendar.items[next], batch);
             if (batch && typeof result !== 'string') {

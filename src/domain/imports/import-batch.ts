@@ -24,16 +24,43 @@ export class ImportBatch {
     if (shared) tx.terms.remember();
   }
 
+  /** UIDs looked up ahead (see prefetch), and what was found: their items by key, the events holding them. */
+  private readonly ahead = new Set<string>();
+  private readonly aheadItems = new Map<string, ImportItem>();
+  private readonly aheadHolders = new Map<string, number>();
+
+  /** Looks up the items of these keys, and the events with their UIDs, in two statements for the whole batch. */
+  async prefetch(keys: readonly ImportItemKey[]): Promise<void> {
+    if (!this.shared || keys.length === 0) return;
+    const { source, sourceKey } = keys[0];
+    const mine = keys.filter((k) => k.source === source && k.sourceKey === sourceKey);
+    const found = await this.tx.imports.findItemsAndUids(
+      source,
+      sourceKey,
+      mine.map((k) => k.uid),
+    );
+    for (const k of mine) this.ahead.add(k.uid);
+    for (const { key, item } of found.items) this.aheadItems.set(keyOf(key), item);
+    for (const [uid, id] of found.uidHolders) this.aheadHolders.set(uid, id);
+  }
+
   async findItemAndUid(key: ImportItemKey): Promise<{ item: ImportItem | undefined; uidHolder: number | undefined }> {
     const written = this.records.get(keyOf(key));
-    return written ? { item: written.item, uidHolder: undefined } : this.tx.imports.findItemAndUid(key);
+    if (written) return { item: written.item, uidHolder: undefined };
+    if (this.ahead.has(key.uid)) return { item: this.aheadItems.get(keyOf(key)), uidHolder: this.aheadHolders.get(key.uid) };
+    return this.tx.imports.findItemAndUid(key);
   }
 
   async findItem(key: ImportItemKey): Promise<ImportItem | undefined> {
-    return this.records.get(keyOf(key))?.item ?? (await this.tx.imports.findItem(key));
+    const written = this.records.get(keyOf(key));
+    if (written) return written.item;
+    if (this.ahead.has(key.uid)) return this.aheadItems.get(keyOf(key));
+    return this.tx.imports.findItem(key);
   }
 
   async saveItem(key: ImportItemKey, item: ImportItem, jobId: number, now: string): Promise<void> {
+    // what was looked up ahead for this UID is no longer what the database holds
+    this.ahead.delete(key.uid);
     if (this.shared) this.records.set(keyOf(key), { key, item, jobId, now });
     else await this.tx.imports.saveItem(key, item, jobId, now);
   }

@@ -247,6 +247,31 @@ export class ImportStore {
     };
   }
 
+  /**
+   * The items of one source with these UIDs (every RECURRENCE-ID), and the events that have these UIDs: a batch's
+   * lookups in two statements.
+   */
+  async findItemsAndUids(
+    source: string,
+    sourceKey: string,
+    uids: readonly string[],
+  ): Promise<{ items: { key: ImportItemKey; item: ImportItem }[]; uidHolders: Map<string, number> }> {
+    const unique = [...new Set(uids)];
+    if (unique.length === 0) return { items: [], uidHolders: new Map() };
+    const rows = await this.db
+      .selectFrom('import_items')
+      .selectAll()
+      .where('source', '=', source)
+      .where('source_key', '=', sourceKey)
+      .where('uid', 'in', unique)
+      .execute();
+    const holders = await this.db.selectFrom('events').select(['post_id', 'ical_uid']).where('ical_uid', 'in', unique).execute();
+    return {
+      items: rows.map((r) => ({ key: { source, sourceKey, uid: r.uid, recurrenceId: r.recurrence_id }, item: this.toItem(r) })),
+      uidHolders: new Map(holders.map((h) => [String(h.ical_uid), Number(h.post_id)])),
+    };
+  }
+
   private toItem(row: ImportItemRow): ImportItem {
     return {
       postId: row.post_id,
