@@ -71,7 +71,7 @@ export async function injectFault(db: Kysely<any>, spec: FaultSpec): Promise<Fau
 
 /**
  * The statements that changed data in a query log (`createTestApp(env, { onQuery })`), as `insert posts`,
- * `update terms`…, with the transaction control statements kept (`begin`, `savepoint`, `rollback`, `commit`):
+ * `update terms`… (each write of a statement that makes several), with the transaction control statements kept (`begin`, `savepoint`, `rollback`, `commit`):
  * enough to see how far a write got before it failed.
  */
 export function writeSteps(statements: readonly string[]): string[] {
@@ -80,7 +80,12 @@ export function writeSteps(statements: readonly string[]): string[] {
     const text = s.trim().toLowerCase();
     const write = /^(insert into|update|delete from)\s+"?([a-z_]+)"?/.exec(text);
     if (write) steps.push(`${write[1].split(' ')[0]} ${write[2]}`);
-    else if (/^(begin|savepoint|rollback|commit|release)\b/.test(text)) steps.push(text.replace(/\s+/g, ' '));
+    else if (/^with\b/.test(text)) {
+      // a statement of several writes (PostgreSQL's data-modifying `with`): each of them, in the order written
+      for (const m of text.matchAll(/(?:^with\s+|\bas\s+\(\s*|\)\s*)(insert into|update|delete from)\s+"?([a-z_]+)"?/g)) {
+        steps.push(`${m[1].split(' ')[0]} ${m[2]}`);
+      }
+    } else if (/^(begin|savepoint|rollback|commit|release)\b/.test(text)) steps.push(text.replace(/\s+/g, ' '));
   }
   return steps;
 }

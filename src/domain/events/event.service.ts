@@ -15,9 +15,9 @@ import type { OrganizerRecord, VenueRecord } from '../linked/linked.js';
 import type { LinkedService, LinkedView } from '../linked/linked.service.js';
 import { can, canReadPost } from '../policies.js';
 import { type PostKind, PostWriter } from '../posts/post-writer.js';
-import { assertMayWrite, postStamp, retryOnConflict } from '../posts/post-writes.js';
+import { assertMayWrite, postStamp, resolveImageRecord, retryOnConflict } from '../posts/post-writes.js';
 import type { Term } from '../terms/term.js';
-import type { TermService } from '../terms/term.service.js';
+import { resolveTerms, type TermService } from '../terms/term.service.js';
 import { listVisibility } from '../visibility.js';
 import { deriveCurrency } from './cost.js';
 import {
@@ -34,6 +34,7 @@ import { canonicalZoneName, computeEventDates, readDate } from './event-dates.js
 import { parseSearch, resolveDateWindow } from './event-query.js';
 import { describeRecurrence, expand, type Recurrence, reframe, splitRecurrence } from './recurrence.js';
 import { changedProperties, frameOf, overriddenBy, readRecurrence, SeriesKeeper } from './series.js';
+import { writtenView } from './written-view.js';
 
 type PlainDetails = { -readonly [K in keyof typeof PLAIN_DETAILS]: EventDetails[K] };
 
@@ -419,13 +420,16 @@ export class EventService {
 
   // ---- writes ------------------------------------------------------------------------------------------
 
-  async create(actor: Actor, input: EventInput): Promise<EventView> {
+  /**
+   * `options.icalUidFree`: the caller has just looked the UID up in this transaction and found no event with it
+   * (the importer), so it is not looked up again.
+   */
+  async create(actor: Actor, input: EventInput, options: { icalUidFree?: boolean } = {}): Promise<EventView> {
     if (!can(actor, 'edit_posts')) throw errors.forbidden(isAuthenticated(actor));
     assertMayWrite(actor, input);
     const nowMs = this.clock();
-    const record = await retryOnConflict(() => this.storage.transaction((tx) => this.insert(tx, actor, input, nowMs)));
-    // everything but the embedded data is what was just written: no need to read it back
-    return (await this.views([record], actor))[0];
+    // the view is what was just written and found: nothing is read back
+    return (await retryOnConflict(() => this.storage.transaction((tx) => this.insert(tx, actor, input, nowMs, options)))).view;
   }
 
   /**
@@ -438,8 +442,13 @@ export class EventService {
     actor: Actor,
     input: EventInput,
     nowMs: number,
-    o: { rule?: (frame: ReturnType<typeof frameOf>) => Recurrence | undefined; adopt?: (id: number) => Promise<void>; splitFrom?: number } = {},
-  ): Promise<EventRecord> {
+    o: {
+      rule?: (frame: ReturnType<typeof frameOf>) => Recurrence | undefined;
+      adopt?: (id: number) => Promise<void>;
+      splitFrom?: number;
+      icalUidFree?: boolean;
+    } = {},
+  ): Promise<{ record: EventRecord; view: EventView }> {
     const zoneName = this.zoneName(input.timezone);
     const allDay = input.allDay ?? false;
     const dates = computeEventDates(
@@ -452,42 +461,67 @@ export class EventService {
     const rule = o.rule ? o.rule(frame) : readRecurrence(input.recurrence ?? [], frame);
     const cost = input.cost ?? [];
     const currency = deriveCurrency(cost);
+    const image = await resolveImageRecord(tx, actor, input.image, postStamp(nowMs, this.siteZone));
+    const uid = input.icalUid ?? undefined;
+    let venue: VenueRecord | undefined;
     const written = await this.writer.insert(
       tx,
       actor,
-      input,
+      { ...input, image: undefined },
       nowMs,
-      async () => ({
-        ...dates,
-        allDay,
-        cost,
-        currencySymbol: currency.symbol,
-        currencyCode: '',
-        currencyPosition: currency.position,
-        website: input.website === undefined ? null : (input.website ?? ''),
-        ...plainDetails(input, true),
-        venueId: input.venue ? await this.linkVenue(tx, actor, input.venue) : null,
-        kind: rule ? 'series' : 'single',
-        seriesId: null,
-        icalUid: await this.freeIcalUid(tx, input.icalUid ?? `${randomUUID()}@${this.uidDomain}`),
-        icalSequence: 0,
-      }),
-      { menuOrder: input.sticky ? -1 : 0 },
+      async () => {
+        if (input.venue) venue = await this.linkVenue(tx, actor, input.venue);
+        return {
+          ...dates,
+          allDay,
+          cost,
+          currencySymbol: currency.symbol,
+          currencyCode: '',
+          currencyPosition: currency.position,
+          website: input.website === undefined ? null : (input.website ?? ''),
+          ...plainDetails(input, true),
+          venueId: venue?.id ?? null,
+          kind: rule ? 'series' : 'single',
+          seriesId: null,
+          // a UID made here is new; one sent may be another event's
+          icalUid: uid === undefined ? `${randomUUID()}@${this.uidDomain}` : o.icalUidFree ? uid : await this.freeIcalUid(tx, uid),
+          icalSequence: 0,
+        };
+      },
+      { menuOrder: input.sticky ? -1 : 0, imageId: image?.id ?? null },
     );
-    const termIds = await this.assignTerms(tx, written.id, input, true);
-    if (input.organizers) await tx.events.setOrganizers(written.id, await this.linkOrganizers(tx, actor, input.organizers));
-    await this.recount(tx, written.id, [], false, written.status === 'publish', termIds);
+    const terms = await this.assignNewTerms(tx, written.id, input);
+    const organizers = input.organizers ? await this.linkOrganizers(tx, actor, input.organizers) : [];
+    if (input.organizers)
+      await tx.events.setOrganizers(
+        written.id,
+        organizers.map((r) => r.id),
+        true,
+      );
+    // the terms count it now (a series once: its occurrences are not counted), and are answered with those counts
+    const ids = terms.map((t) => t.id);
+    const counted = written.status === 'publish' ? await tx.terms.addToCounts(ids, 1) : await tx.terms.findOrdered(ids);
+    let series: SeriesView | undefined;
     if (rule) {
       await o.adopt?.(written.id);
-      await this.series.sync(tx, written.id, rule, {
-        nowMs,
-        datesChanged: o.adopt !== undefined,
-        fields: o.adopt !== undefined ? 'all' : 'none',
-        relink: o.adopt ? ['categories', 'tags', 'organizers'] : [],
-        splitFrom: o.splitFrom ?? null,
-      });
+      await this.series.sync(
+        tx,
+        written.id,
+        rule,
+        {
+          nowMs,
+          datesChanged: o.adopt !== undefined,
+          fields: o.adopt !== undefined ? 'all' : 'none',
+          relink: o.adopt ? ['categories', 'tags', 'organizers'] : [],
+          splitFrom: o.splitFrom ?? null,
+        },
+        // a new master that adopted nothing has no occurrences and no stored rule yet
+        o.adopt ? undefined : { master: written, stored: undefined, existing: [] },
+      );
+      const stored = readRecurrence(rule.lines, frame);
+      series = { kind: 'series', recurrence: rule.lines, text: stored ? describeRecurrence(stored, frame) : '', splitFrom: o.splitFrom ?? null };
     }
-    return written;
+    return { record: written, view: await writtenView(tx, actor, written, { image, venue, organizers, terms: counted, series }) };
   }
 
   /**
@@ -519,20 +553,29 @@ export class EventService {
           await tx.series.setState([id], ctx.status === 'trash' ? 'cancelled' : 'active');
           return;
         }
-        await this.recount(tx, id, termsBefore, current.status === 'publish', ctx.status === 'publish');
+        // without terms sent, it carries the terms it had
+        const termsSent = input.categories !== undefined || input.tags !== undefined;
+        await this.recount(tx, id, termsBefore, current.status === 'publish', ctx.status === 'publish', termsSent ? undefined : termsBefore);
         const lines = input.recurrence;
         if (current.kind !== 'series' && (lines === undefined || lines === null || lines.length === 0)) return;
         const after = (await tx.events.find(id)) as EventRecord;
         const frame = frameOf(after, this.siteZone);
-        const rule =
-          lines === undefined ? await this.series.storedRule(tx, id, frameOf(current, this.siteZone), frame) : readRecurrence(lines ?? [], frame);
+        const stored = await tx.series.find(id);
+        const rule = lines === undefined ? this.series.reframed(stored, frameOf(current, this.siteZone), frame) : readRecurrence(lines ?? [], frame);
         const sent = (k: keyof EventInput) => input[k] !== undefined;
-        removed = await this.series.sync(tx, id, rule, {
-          nowMs: ctx.nowMs,
-          datesChanged: sent('startDate') || sent('endDate') || sent('timezone') || sent('allDay') || sent('recurrence'),
-          fields: changedProperties(current, after),
-          relink: (['categories', 'tags', 'organizers'] as const).filter((k) => sent(k)),
-        });
+        removed = await this.series.sync(
+          tx,
+          id,
+          rule,
+          {
+            nowMs: ctx.nowMs,
+            datesChanged: sent('startDate') || sent('endDate') || sent('timezone') || sent('allDay') || sent('recurrence'),
+            fields: changedProperties(current, after),
+            relink: (['categories', 'tags', 'organizers'] as const).filter((k) => sent(k)),
+          },
+          // (both just read in this transaction)
+          { master: after, stored },
+        );
       },
       // an occurrence's slug is its series'
       { keepSlug: (current) => current.kind === 'occurrence' },
@@ -566,8 +609,13 @@ export class EventService {
     }
     if (input.website !== undefined) details.website = input.website ?? '';
     Object.assign(details, plainDetails(input, false));
-    if (input.venue !== undefined) details.venueId = input.venue === null ? null : await this.linkVenue(tx, actor, input.venue);
-    if (input.organizers !== undefined) await tx.events.setOrganizers(id, await this.linkOrganizers(tx, actor, input.organizers ?? []));
+    if (input.venue !== undefined) details.venueId = input.venue === null ? null : (await this.linkVenue(tx, actor, input.venue)).id;
+    if (input.organizers !== undefined) {
+      await tx.events.setOrganizers(
+        id,
+        (await this.linkOrganizers(tx, actor, input.organizers ?? [])).map((r) => r.id),
+      );
+    }
     const times = ['startDate', 'endDate', 'startUtc', 'endUtc', 'timezone', 'allDay'] as const;
     const timesChanged = times.some((k) => details[k] !== undefined && details[k] !== current[k]);
     const ruleSent = input.recurrence !== undefined && current.kind !== 'occurrence';
@@ -621,7 +669,7 @@ export class EventService {
           endDate: formatWall(at.endWall),
           ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)),
         };
-        const created = await this.insert(tx, actor, merged, nowMs, {
+        const { record: created } = await this.insert(tx, actor, merged, nowMs, {
           rule: (f) => reframe(after, f),
           adopt: (newId) => tx.series.moveOccurrences(moving, newId),
           splitFrom: seriesId,
@@ -733,17 +781,21 @@ export class EventService {
   }
 
   /** The venue to link: an existing one, or one created (or reused) from the fields sent. */
-  private async linkVenue(tx: Storage, actor: Actor, ref: LinkedRef): Promise<number> {
-    if ('id' in ref) return this.venues.linkable(tx, actor, ref.id);
-    return this.venues.createOrReuse(tx, actor, ref.create);
+  private async linkVenue(tx: Storage, actor: Actor, ref: LinkedRef): Promise<VenueRecord> {
+    if ('id' in ref) return this.venues.linkable(tx, actor, ref.id, ref.found as VenueRecord | undefined);
+    return this.venues.createOrReuseRecord(tx, actor, ref.create, ref.absent);
   }
 
-  private async linkOrganizers(tx: Storage, actor: Actor, refs: readonly LinkedRef[]): Promise<number[]> {
-    const ids: number[] = [];
+  private async linkOrganizers(tx: Storage, actor: Actor, refs: readonly LinkedRef[]): Promise<OrganizerRecord[]> {
+    const out: OrganizerRecord[] = [];
     for (const ref of refs) {
-      ids.push('id' in ref ? await this.organizers.linkable(tx, actor, ref.id) : await this.organizers.createOrReuse(tx, actor, ref.create));
+      out.push(
+        'id' in ref
+          ? await this.organizers.linkable(tx, actor, ref.id, ref.found as OrganizerRecord | undefined)
+          : await this.organizers.createOrReuseRecord(tx, actor, ref.create, ref.absent),
+      );
     }
-    return ids;
+    return out;
   }
 
   private zoneName(timezone: string | null | undefined): string {
@@ -756,20 +808,35 @@ export class EventService {
     return parsed.wall;
   }
 
-  /** Sets the terms sent; for a new event (`fresh`), answers with the ids it now carries. */
-  private async assignTerms(tx: Storage, id: number, input: EventInput, fresh = false): Promise<number[]> {
-    const assigned: number[] = [];
-    if (input.categories !== undefined) {
-      const ids = await this.categories.resolveForPost(tx, input.categories ?? []);
-      await tx.terms.setForPost(id, 'tribe_events_cat', ids, fresh);
-      assigned.push(...ids);
+  /** The term entries sent, resolved (in one lookup for both taxonomies; unknown names created). */
+  private async resolveSentTerms(tx: Storage, input: EventInput) {
+    const requests = [
+      ...(input.categories !== undefined ? [{ service: this.categories, entries: input.categories ?? [] }] : []),
+      ...(input.tags !== undefined ? [{ service: this.tags, entries: input.tags ?? [] }] : []),
+    ];
+    const resolved = requests.length === 0 ? [] : await resolveTerms(tx, requests);
+    return requests.map((r, i) => ({ taxonomy: r.service.info.taxonomy, terms: resolved[i] }));
+  }
+
+  /** Sets the terms sent (replacing those of each taxonomy sent). */
+  private async assignTerms(tx: Storage, id: number, input: EventInput): Promise<void> {
+    for (const { taxonomy, terms } of await this.resolveSentTerms(tx, input)) {
+      await tx.terms.setForPost(
+        id,
+        taxonomy,
+        terms.map((t) => t.id),
+      );
     }
-    if (input.tags !== undefined) {
-      const ids = await this.tags.resolveForPost(tx, input.tags ?? []);
-      await tx.terms.setForPost(id, 'post_tag', ids, fresh);
-      assigned.push(...ids);
-    }
-    return [...new Set(assigned)];
+  }
+
+  /** A new event's terms: related in one statement; answers with them. */
+  private async assignNewTerms(tx: Storage, id: number, input: EventInput): Promise<Term[]> {
+    const terms = [...new Map((await this.resolveSentTerms(tx, input)).flatMap((r) => r.terms).map((t) => [t.id, t])).values()];
+    await tx.terms.relateNew(
+      id,
+      terms.map((t) => t.id),
+    );
+    return terms;
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { LinkedInput } from '../linked/linked.js';
+import type { LinkedInput, OrganizerRecord, VenueRecord } from '../linked/linked.js';
 import type { PostInput, PostRecord } from '../posts/post.js';
 import type { Visibility } from '../visibility.js';
 
@@ -85,7 +85,13 @@ export interface EventInput extends PostInput {
 }
 
 /** A venue or organizer named in an event write: an existing id, or what to create. */
-export type LinkedRef = { readonly id: number } | { readonly create: LinkedInput };
+/**
+ * `found`: the record of that id, as the caller has just read it in this transaction (not read again); `absent`:
+ * the caller has just looked, in this transaction, for a record of that name and found none.
+ */
+export type LinkedRef =
+  | { readonly id: number; readonly found?: VenueRecord | OrganizerRecord }
+  | { readonly create: LinkedInput; readonly absent?: boolean };
 
 /**
  * `GET /events` as the domain takes it (CONTRACT.md §3): paging, the date window (`strictDates`: exact instants

@@ -9,7 +9,7 @@
  * - bounded series exist whole, unbounded ones up to a horizon that moves forward (daily, and on demand).
  */
 import type { Storage } from '../../storage/storage.js';
-import type { NewOccurrence, OccurrenceDates, OccurrenceRow, OverridableField } from '../../storage/stores/series.store.js';
+import type { NewOccurrence, OccurrenceDates, OccurrenceRow, OverridableField, SeriesRow } from '../../storage/stores/series.store.js';
 import { formatUtcMs, formatWall, getZone, parseWall, utcMsToZonedWall, wallToMs } from '../../time/zones.js';
 import { errors } from '../errors.js';
 import type { EventInput, EventRecord } from './event.js';
@@ -118,7 +118,11 @@ export class SeriesKeeper {
 
   /** The stored rule of a series, as it reads in a (maybe new) frame. */
   async storedRule(tx: Storage, id: number, before: SeriesFrame, after: SeriesFrame): Promise<Recurrence | undefined> {
-    const series = await tx.series.find(id);
+    return this.reframed(await tx.series.find(id), before, after);
+  }
+
+  /** A stored series' rule, as it reads in a (maybe new) frame. */
+  reframed(series: SeriesRow | undefined, before: SeriesFrame, after: SeriesFrame): Recurrence | undefined {
     if (!series) return undefined;
     const rec = readRecurrence(series.recurrence, before);
     return rec && reframe(rec, after);
@@ -134,10 +138,15 @@ export class SeriesKeeper {
     masterId: number,
     rec: Recurrence | undefined,
     o: { nowMs: number; datesChanged: boolean; relink: readonly LinkKind[]; fields: FieldsToFollow; splitFrom?: number | null },
+    /**
+     * What the caller has just read or written in this transaction, not read again: the master as it is now, its
+     * stored series row (undefined: none), its occurrences (a master just inserted has none).
+     */
+    known?: { master: EventRecord; stored: SeriesRow | undefined; existing?: OccurrenceRow[] },
   ): Promise<number[]> {
-    const master = await tx.events.find(masterId);
+    const master = known ? known.master : await tx.events.find(masterId);
     if (!master) throw errors.eventNotFound(masterId);
-    const existing = await tx.series.occurrencesOf(masterId);
+    const existing = known?.existing ?? (await tx.series.occurrencesOf(masterId));
     if (!rec) {
       await tx.series.removeOccurrences(existing.map((e) => e.id));
       await tx.series.remove(masterId);
@@ -145,7 +154,7 @@ export class SeriesKeeper {
       return existing.map((e) => e.id);
     }
     const frame = this.frame(master);
-    const stored = await tx.series.find(masterId);
+    const stored = known ? known.stored : await tx.series.find(masterId);
     const horizon = this.horizon(o.nowMs);
     const until = rec.bounded ? null : stored?.materializedUntil && stored.materializedUntil > horizon ? stored.materializedUntil : horizon;
     const instances = instancesOf(rec, frame, until ?? undefined);
@@ -173,11 +182,11 @@ export class SeriesKeeper {
         what,
       );
     }
-    const known = new Set(existing.map((e) => e.originalStartUtc));
+    const had = new Set(existing.map((e) => e.originalStartUtc));
     await this.create(
       tx,
       masterId,
-      instances.filter((i) => !known.has(formatUtcMs(i.originalUtcMs))),
+      instances.filter((i) => !had.has(formatUtcMs(i.originalUtcMs))),
       frame,
     );
     return removed.map((e) => e.id);

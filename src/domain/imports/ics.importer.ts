@@ -14,6 +14,7 @@ import { ApiError } from '../errors.js';
 import type { EventInput, LinkedRef } from '../events/event.js';
 import type { EventService, EventView } from '../events/event.service.js';
 import { hashOf, type MappedCalendar, type MappedFields, type MappedItem } from './ics.mapper.js';
+import { ImportBatch } from './import-batch.js';
 
 export type UpdateAuthority = 'overwrite' | 'retain' | 'preserve_local_changes';
 
@@ -108,37 +109,60 @@ export class IcsImporter {
       }
       done++;
     };
-    const one = async (tx: Storage, item: MappedItem): Promise<Outcome | { error: unknown }> => {
+    const one = async (tx: Storage, item: MappedItem, batch: ImportBatch | undefined): Promise<Outcome | { error: unknown }> => {
       try {
         if (options.dryRun && item.recurrenceId !== '' && wouldCreate.has(item.uid)) return 'created';
-        const outcome = await this.apply(tx, actor, item, masters.get(item.uid), sourceKey, jobId, options);
+        const outcome = await this.apply(tx, batch, actor, item, masters.get(item.uid), sourceKey, jobId, options);
         if (options.dryRun && outcome === 'created' && item.recurrenceId === '') wouldCreate.add(item.uid);
         return outcome;
       } catch (error) {
         return { error };
       }
     };
-    // Items are written in batches, one transaction each, every item in a savepoint of its own (a failed item
-    // is rolled back alone): a commit per item cost PostgreSQL a disk sync each, 54 s for 10,000 events. A batch
-    // ends after BATCH_ITEMS items or BATCH_MS, so other writers wait no longer than that for the database.
+    // Items are written in batches, one transaction each: a commit per item cost PostgreSQL a disk sync each, 54 s
+    // for 10,000 events. A batch ends after BATCH_ITEMS items or BATCH_MS, so other writers wait no longer than
+    // that for the database. A failed item must leave nothing behind while the others stand, but failures are
+    // rare and a savepoint around every item costs two round trips each: a batch runs without them, and the
+    // first item that fails rolls the batch back, which then runs again with a savepoint around each item (a
+    // dry run always has them: each item is rolled back).
     let next = 0;
+    let alone = options.dryRun;
     while (next < calendar.items.length) {
       const from = next;
       const results: (Outcome | { error: unknown })[] = [];
+      let itemFailed = false;
       try {
         await this.storage.transaction(async (tx) => {
           const started = Date.now();
+          const batch = alone ? undefined : new ImportBatch(tx, true);
+          await batch?.prefetch(calendar.items.slice(next, next + BATCH_ITEMS).map((item) => this.key(sourceKey, item)));
           while (next < calendar.items.length && results.length < BATCH_ITEMS && Date.now() - started < BATCH_MS) {
-            results.push(await one(tx, calendar.items[next]));
+            const result = await one(tx, calendar.items[next], batch);
+            if (batch && typeof result !== 'string') {
+              itemFailed = true;
+              throw new Error('an item of the batch failed');
+            }
+            results.push(result);
             next++;
           }
+          // (the import records the batch kept: should they fail, the batch runs again, each item alone)
+          await batch?.flush().catch((error: unknown) => {
+            itemFailed = true;
+            throw error;
+          });
         });
       } catch {
+        if (itemFailed) {
+          next = from;
+          alone = true;
+          continue;
+        }
         // the batch's commit failed (the database went away, a conflict): each item it held again, alone
         const upto = Math.max(next, from + 1);
         results.length = 0;
-        for (next = from; next < upto; next++) results.push(await one(this.storage, calendar.items[next]));
+        for (next = from; next < upto; next++) results.push(await one(this.storage, calendar.items[next], undefined));
       }
+      alone = options.dryRun;
       for (const [k, r] of results.entries()) record(calendar.items[from + k], r);
       if (Date.now() - lastReport > 500) {
         lastReport = Date.now();
@@ -150,9 +174,13 @@ export class IcsImporter {
     return result;
   }
 
-  /** One item in a savepoint of the batch's transaction (rolled back alone when it fails, or in a dry run). */
+  /**
+   * One item, inside the batch's transaction (or its own): as part of `batch`, or alone, in a savepoint (rolled
+   * back alone when it fails, or in a dry run).
+   */
   private async apply(
     tx: Storage,
+    batch: ImportBatch | undefined,
     actor: Actor,
     item: MappedItem,
     master: MappedItem | undefined,
@@ -160,21 +188,24 @@ export class IcsImporter {
     jobId: number,
     options: ImportOptions,
   ): Promise<Outcome> {
-    return tx.transaction(async (batch) => {
-      await sql`savepoint import_item`.execute(batch.db);
+    return tx.transaction(async (inner) => {
+      const b = batch ?? new ImportBatch(inner, false);
+      const write = () =>
+        item.recurrenceId === ''
+          ? this.applyEvent(b, actor, item, sourceKey, jobId, options)
+          : this.applyOverride(b, actor, item, master, sourceKey, jobId, options);
+      if (batch) return write();
+      await sql`savepoint import_item`.execute(inner.db);
       let outcome: Outcome;
       try {
-        outcome =
-          item.recurrenceId === ''
-            ? await this.applyEvent(batch, actor, item, sourceKey, jobId, options)
-            : await this.applyOverride(batch, actor, item, master, sourceKey, jobId, options);
+        outcome = await write();
       } catch (error) {
-        await sql`rollback to savepoint import_item`.execute(batch.db);
-        await sql`release savepoint import_item`.execute(batch.db);
+        await sql`rollback to savepoint import_item`.execute(inner.db);
+        await sql`release savepoint import_item`.execute(inner.db);
         throw error;
       }
-      if (options.dryRun) await sql`rollback to savepoint import_item`.execute(batch.db);
-      await sql`release savepoint import_item`.execute(batch.db);
+      if (options.dryRun) await sql`rollback to savepoint import_item`.execute(inner.db);
+      await sql`release savepoint import_item`.execute(inner.db);
       return outcome;
     });
   }
@@ -183,7 +214,7 @@ export class IcsImporter {
     return { source: 'ics', sourceKey, uid: item.uid, recurrenceId: item.recurrenceId };
   }
 
-  private async save(tx: Storage, sourceKey: string, item: MappedItem, view: EventView, jobId: number): Promise<void> {
+  private async save(b: ImportBatch, sourceKey: string, item: MappedItem, view: EventView, jobId: number): Promise<void> {
     const now = new Date(this.clock()).toISOString().slice(0, 19).replace('T', ' ');
     const saved: ImportItem = {
       postId: view.record.id,
@@ -193,36 +224,45 @@ export class IcsImporter {
       fields: item.fields as unknown as Record<string, unknown>,
       local: localHashes(view),
     };
-    await tx.imports.saveItem(this.key(sourceKey, item), saved, jobId, now);
+    await b.saveItem(this.key(sourceKey, item), saved, jobId, now);
   }
 
   /** A single event or a series' master. */
-  private async applyEvent(tx: Storage, actor: Actor, item: MappedItem, sourceKey: string, jobId: number, options: ImportOptions): Promise<Outcome> {
+  private async applyEvent(
+    b: ImportBatch,
+    actor: Actor,
+    item: MappedItem,
+    sourceKey: string,
+    jobId: number,
+    options: ImportOptions,
+  ): Promise<Outcome> {
+    const tx = b.tx;
     const events = this.eventsIn(tx);
-    const known = await tx.imports.findItem(this.key(sourceKey, item));
+    const { item: known, uidHolder } = await b.findItemAndUid(this.key(sourceKey, item));
     // an event with this UID that another source (or an export of ours) made: the same event
-    const id = known?.postId ?? (await tx.events.idByIcalUid(item.uid));
+    const id = known?.postId ?? uidHolder;
     const record = id === undefined ? undefined : await tx.events.find(id);
     if (!record) {
       if (item.cancelled) return 'skipped';
-      const view = await events.create(actor, {
-        ...(await this.input(tx, item.fields, undefined)),
-        status: options.defaultStatus,
-        icalUid: item.uid,
-      });
-      await this.save(tx, sourceKey, item, view, jobId);
+      const view = await events.create(
+        actor,
+        { ...(await this.input(b, item.fields, undefined)), status: options.defaultStatus, icalUid: item.uid },
+        // without a known item, the UID was just looked up above and no event has it
+        { icalUidFree: known === undefined },
+      );
+      await this.save(b, sourceKey, item, view, jobId);
       return 'created';
     }
     if (record.status === 'trash') return 'skipped';
     if (options.updateAuthority === 'retain' || (known && known.hash === item.hash)) {
-      if (!known) await this.save(tx, sourceKey, item, (await events.views([record], actor))[0], jobId);
+      if (!known) await this.save(b, sourceKey, item, (await events.views([record], actor))[0], jobId);
       return 'skipped';
     }
     if (item.cancelled) {
       await events.remove(actor, record.id);
       return 'updated';
     }
-    let input = await this.input(tx, item.fields, known?.fields as MappedFields | undefined);
+    let input = await this.input(b, item.fields, known?.fields as MappedFields | undefined);
     if (options.updateAuthority === 'preserve_local_changes' && known) {
       const now = localHashes((await events.views([record], actor))[0]);
       const edited = Object.entries(GROUPS).filter(([group]) => known.local[group] !== undefined && known.local[group] !== now[group]);
@@ -230,13 +270,13 @@ export class IcsImporter {
       input = Object.fromEntries(Object.entries(input).filter(([k]) => !drop.has(k))) as EventInput;
     }
     const view = await events.update(actor, record.id, input);
-    await this.save(tx, sourceKey, item, view, jobId);
+    await this.save(b, sourceKey, item, view, jobId);
     return 'updated';
   }
 
   /** A RECURRENCE-ID VEVENT: the series' occurrence with that original start becomes an exception, or is cancelled. */
   private async applyOverride(
-    tx: Storage,
+    b: ImportBatch,
     actor: Actor,
     item: MappedItem,
     master: MappedItem | undefined,
@@ -244,11 +284,12 @@ export class IcsImporter {
     jobId: number,
     options: ImportOptions,
   ): Promise<Outcome> {
+    const tx = b.tx;
     const events = this.eventsIn(tx);
-    const seriesItem = await tx.imports.findItem({ ...this.key(sourceKey, item), recurrenceId: '' });
+    const seriesItem = await b.findItem({ ...this.key(sourceKey, item), recurrenceId: '' });
     const seriesId = seriesItem?.postId ?? (await tx.events.idByIcalUid(item.uid));
     if (seriesId === undefined) throw new Error(`its series (UID ${item.uid}) was not imported`);
-    const known = await tx.imports.findItem(this.key(sourceKey, item));
+    const known = await b.findItem(this.key(sourceKey, item));
     const occurrence = (await tx.series.occurrencesOf(seriesId)).find((o) => (known ? o.id === known.postId : o.originalStart === item.recurrenceId));
     if (!occurrence) throw new Error(`the series has no occurrence starting at ${item.recurrenceId} (RECURRENCE-ID)`);
     if (known && (options.updateAuthority === 'retain' || known.hash === item.hash)) return 'skipped';
@@ -256,13 +297,13 @@ export class IcsImporter {
     if (item.cancelled) {
       if (occurrence.state !== 'cancelled') await events.remove(actor, occurrence.id);
       const record = await tx.events.find(occurrence.id);
-      if (record) await this.save(tx, sourceKey, item, (await events.views([record], actor))[0], jobId);
+      if (record) await this.save(b, sourceKey, item, (await events.views([record], actor))[0], jobId);
       return outcome;
     }
     // only what differs from the series is the exception's own (the rest keeps following the series)
     const base = master?.fields ?? (seriesItem?.fields as MappedFields | undefined);
-    const full = await this.input(tx, item.fields, undefined);
-    const own = await this.input(tx, item.fields, base);
+    const full = await this.input(b, item.fields, undefined);
+    const own = await this.input(b, item.fields, base);
     const input: EventInput = {
       ...own,
       recurrence: undefined,
@@ -272,12 +313,12 @@ export class IcsImporter {
       allDay: undefined,
     };
     const view = await events.update(actor, occurrence.id, input);
-    await this.save(tx, sourceKey, item, view, jobId);
+    await this.save(b, sourceKey, item, view, jobId);
     return outcome;
   }
 
   /** The event input for mapped fields; with `before` (what was imported last), only the fields that changed. */
-  private async input(tx: Storage, f: MappedFields, before: MappedFields | undefined): Promise<EventInput> {
+  private async input(b: ImportBatch, f: MappedFields, before: MappedFields | undefined): Promise<EventInput> {
     const changed = (k: keyof MappedFields) => before === undefined || hashOf(before[k]) !== hashOf(f[k]);
     const out: Record<string, unknown> = {};
     if (changed('title')) out.title = f.title;
@@ -288,8 +329,8 @@ export class IcsImporter {
     if (changed('website')) out.website = f.website ?? (before ? null : undefined);
     if (changed('recurrence') && (f.recurrence || before)) out.recurrence = f.recurrence ?? [];
     if (changed('categories')) out.categories = f.categories;
-    if (changed('venue')) out.venue = f.venue ? await this.venueRef(tx, f.venue) : before ? null : undefined;
-    if (changed('organizer')) out.organizers = f.organizer ? [await this.organizerRef(tx, f.organizer)] : before ? [] : undefined;
+    if (changed('venue')) out.venue = f.venue ? await this.venueRef(b, f.venue) : before ? null : undefined;
+    if (changed('organizer')) out.organizers = f.organizer ? [await this.organizerRef(b, f.organizer)] : before ? [] : undefined;
     if (changed('image')) out.image = f.image ?? (before ? null : undefined);
     return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as EventInput;
   }
@@ -298,20 +339,23 @@ export class IcsImporter {
    * A venue with the same name and address (normalised: case, spacing, punctuation), else one with the same name
    * (linked as it is: an import does not rewrite a venue made here), else a new one.
    */
-  private async venueRef(tx: Storage, v: MappedFields['venue'] & object): Promise<LinkedRef> {
-    const named = await tx.imports.venuesNamed(v.title);
+  private async venueRef(b: ImportBatch, v: MappedFields['venue'] & object): Promise<LinkedRef> {
+    const named = await b.venuesNamed(v.title);
     const same = named.find((n) => normal([n.address, n.city, n.zip, n.country].filter((s) => s !== '').join(' ')) === normal(v.address));
     const pick = same ?? named[0];
-    if (pick) return { id: pick.id };
+    if (pick) return { id: pick.id, found: pick };
+    // (none of that name: the event's write need not look for one again before it creates it)
     return {
       create: { title: v.title, address: v.address, ...(v.geoLat !== null ? { geoLat: v.geoLat, geoLng: v.geoLng } : {}) },
+      absent: true,
     } as LinkedRef;
   }
 
   /** The organizer with that e-mail address, else a new one. */
-  private async organizerRef(tx: Storage, o: MappedFields['organizer'] & object): Promise<LinkedRef> {
-    const id = o.email ? await tx.imports.organizerByEmail(o.email) : undefined;
-    if (id !== undefined) return { id };
+  private async organizerRef(b: ImportBatch, o: MappedFields['organizer'] & object): Promise<LinkedRef> {
+    const found = o.email ? await b.organizerByEmail(o.email) : undefined;
+    if (found) return { id: found.id, found };
+    b.forgetOrganizers();
     return { create: { title: o.title, email: o.email } } as LinkedRef;
   }
 }

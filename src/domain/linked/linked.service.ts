@@ -5,6 +5,7 @@
  */
 import type { Storage } from '../../storage/storage.js';
 import type { ImageRecord } from '../../storage/stores/image.store.js';
+import type { LinkedStore } from '../../storage/stores/linked.store.js';
 import { nowUtc } from '../../time/clock.js';
 import { type Actor, isAuthenticated } from '../actor.js';
 import { errors } from '../errors.js';
@@ -53,7 +54,7 @@ export class LinkedService<T extends LinkedType> {
     this.writer = new PostWriter(storage, siteZone, postKind, clock);
   }
 
-  private store(s: Storage = this.storage): PostKindStore<RecordOf<T>, DetailsRecordOf<T>> & ReturnType<Storage['linked']> {
+  private store(s: Storage = this.storage): PostKindStore<RecordOf<T>, DetailsRecordOf<T>> & LinkedStore<T> {
     return s.linked(this.kind.type) as never;
   }
 
@@ -114,29 +115,37 @@ export class LinkedService<T extends LinkedType> {
    * they may edit it), or create one. Returns its id.
    */
   async createOrReuse(tx: Storage, actor: Actor, input: LinkedInput<T>): Promise<number> {
+    return (await this.createOrReuseRecord(tx, actor, input)).id;
+  }
+
+  /**
+   * The same, answering with the record as it is after the write. `absent`: the caller has just looked for one of
+   * that name in this transaction and found none (the importer).
+   */
+  async createOrReuseRecord(tx: Storage, actor: Actor, input: LinkedInput<T>, absent = false): Promise<RecordOf<T>> {
     const name = (input.title ?? '').trim();
     if (name === '') throw errors.couldNotCreateLinked(this.kind.type, 'a name is required');
     const description = typeof input.description === 'string' ? input.description : undefined;
-    // two writers creating the same name at once: the second waits and then finds the first's record
-    await tx.lock(`name:${this.kind.type}:${name.toLowerCase()}`);
-    const duplicate = ((await this.store(tx).findDuplicates(name, description)) as RecordOf<T>[]).find((r) => canReadPost(actor, r));
+    const findDuplicate = async () => ((await this.store(tx).findDuplicates(name, description)) as RecordOf<T>[]).find((r) => canReadPost(actor, r));
+    // most names are reused: one that exists is found without waiting; only a name about to be created takes its
+    // turn, so that of two writers creating it at once the second waits and then finds the first's record
+    let duplicate = absent ? undefined : await findDuplicate();
+    if (!duplicate) {
+      await tx.lock(`name:${this.kind.type}:${name.toLowerCase()}`);
+      duplicate = await findDuplicate();
+    }
     const nowMs = this.clock();
     if (duplicate) {
-      if (canEditPost(actor, duplicate)) {
-        const now = postStamp(nowMs, this.siteZone);
-        const post = input.image === undefined ? {} : { imageId: await resolveImage(tx, actor, input.image, now) };
-        await this.store(tx).update(duplicate.id, { modified: now.local, modifiedUtc: now.utc, ...post }, this.details(input, duplicate, true));
-      }
-      return duplicate.id;
+      if (!canEditPost(actor, duplicate)) return duplicate;
+      const now = postStamp(nowMs, this.siteZone);
+      const post = input.image === undefined ? {} : { imageId: await resolveImage(tx, actor, input.image, now) };
+      return this.store(tx).updateRecord(
+        duplicate,
+        { modified: now.local, modifiedUtc: now.utc, ...post },
+        this.details(input, duplicate, true) as Partial<DetailsRecordOf<T>>,
+      );
     }
-    const created = await this.writer.insert(
-      tx,
-      actor,
-      { ...input, title: name },
-      nowMs,
-      async () => this.details(input, undefined, true) as DetailsRecordOf<T>,
-    );
-    return created.id;
+    return this.writer.insert(tx, actor, { ...input, title: name }, nowMs, async () => this.details(input, undefined, true) as DetailsRecordOf<T>);
   }
 
   async update(actor: Actor, id: number, input: LinkedInput<T>): Promise<LinkedView<RecordOf<T>>> {
@@ -162,12 +171,12 @@ export class LinkedService<T extends LinkedType> {
    * Inside an event's transaction: the id of an existing record to link, checked again there (it may have been
    * trashed since the request was validated). A trashed one is never linked: trashing takes it off every event.
    */
-  async linkable(tx: Storage, actor: Actor, id: number): Promise<number> {
-    const record = (await this.store(tx).find(id)) as RecordOf<T> | undefined;
+  async linkable(tx: Storage, actor: Actor, id: number, found?: RecordOf<T>): Promise<RecordOf<T>> {
+    const record = found?.id === id ? found : ((await this.store(tx).find(id)) as RecordOf<T> | undefined);
     if (!record || record.status === 'trash' || !canReadPost(actor, record)) {
       throw errors.invalidParam(this.kind.type, `${id} is not a ${this.kind.type} that can be linked.`);
     }
-    return id;
+    return record;
   }
 
   // ---- helpers -----------------------------------------------------------------------------------------

@@ -18,6 +18,8 @@ import { applyScheduling, needsSlug, SLUG_UNIQUE_STATUSES, scaleBackStatus, TRAS
 export interface PostKindStore<R extends PostRecord, D> {
   find(id: number): Promise<R | undefined>;
   insert(post: PostFields, details: D): Promise<number>;
+  /** Where a kind's stored record may differ from what was written (converted columns): insert, answering with it. */
+  insertRecord?(post: PostFields, details: D): Promise<R>;
   update(id: number, post: PostPatch, details: Partial<D>): Promise<void>;
   /** Which of these slugs posts of this kind with one of these statuses already have. */
   takenSlugs(candidates: readonly string[], statuses: readonly string[], excludeId?: number): Promise<Set<string>>;
@@ -126,7 +128,9 @@ export class PostWriter<R extends PostRecord, D> {
       ...extra,
     };
     const own = await details({ nowMs, now, status });
-    const id = await this.kind.store(tx).insert(post, own);
+    const store = this.kind.store(tx);
+    if (store.insertRecord) return store.insertRecord(post, own);
+    const id = await store.insert(post, own);
     return { id, type: this.kind.type, ...post, ...own } as unknown as R;
   }
 
@@ -159,15 +163,25 @@ export class PostWriter<R extends PostRecord, D> {
         if (input.excerpt !== undefined) post.excerpt = filterHtml(actor, input.excerpt ?? '');
         if (input.author !== undefined && input.author !== null) post.authorId = input.author;
         if (input.image !== undefined) post.imageId = await resolveImage(tx, actor, input.image, now);
-        const slug = options.keepSlug?.(current)
-          ? current.slug
-          : await this.slug(tx, {
-              requested: input.slug,
-              current: current.slug,
-              title: input.title ?? current.title,
-              status,
-              excludeId: id,
-            });
+        // a slug kept as it is, by a post that keeps a status of unique slugs, is still its own: the unique index
+        // (type, slug) over those statuses holds every other post of the kind off it, so there is nothing to check
+        const ownSlug =
+          (input.slug === undefined || input.slug === null) &&
+          current.parentId === 0 &&
+          current.slug !== '' &&
+          !current.slug.endsWith(TRASHED_SUFFIX) &&
+          SLUG_UNIQUE_STATUSES.includes(current.status) &&
+          SLUG_UNIQUE_STATUSES.includes(status);
+        const slug =
+          options.keepSlug?.(current) || ownSlug
+            ? current.slug
+            : await this.slug(tx, {
+                requested: input.slug,
+                current: current.slug,
+                title: input.title ?? current.title,
+                status,
+                excludeId: id,
+              });
         if (slug !== current.slug) post.slug = slug;
         const ctx: WriteContext = { nowMs, now, status };
         const own = await change(tx, current, ctx);
@@ -224,8 +238,13 @@ export class PostWriter<R extends PostRecord, D> {
     }
     if (s.status === 'trash') return base === '' ? '' : `${base}${TRASHED_SUFFIX}`;
     if (base === '' || !SLUG_UNIQUE_STATUSES.includes(s.status)) return base;
-    await tx.lock(`slug:${this.kind.type}:${base}`);
     const store = this.kind.store(tx);
+    // Most slugs asked for are free, and one that is needs no turn: should another writer store it first, the
+    // unique index (type, slug) over these statuses refuses this write, which is tried again (retryOnConflict)
+    // and then finds it taken. A slug found taken takes the turn of its base, so that writers of one title get
+    // -2, -3… one after the other.
+    if (!(await store.takenSlugs([base], SLUG_UNIQUE_STATUSES, s.excludeId)).has(base)) return base;
+    await tx.lock(`slug:${this.kind.type}:${base}`);
     return firstFreeSlug(base, (candidates) => store.takenSlugs(candidates, SLUG_UNIQUE_STATUSES, s.excludeId));
   }
 

@@ -6,6 +6,7 @@
 
 import { StorageError } from '../../storage/dialects/dialect.js';
 import type { Storage } from '../../storage/storage.js';
+import type { ImageRecord } from '../../storage/stores/image.store.js';
 import { parseDateInput } from '../../time/strtotime.js';
 import { formatUtcMs, formatWall, getZone, utcMsToZonedWall, wallToMs, zonedWallToUtcMs } from '../../time/zones.js';
 import type { Actor } from '../actor.js';
@@ -63,14 +64,23 @@ export function publicationMs(
 
 /** An image id must name a stored image; a URL becomes (or reuses) an external image. null/'' clear. */
 export async function resolveImage(tx: Storage, actor: Actor, image: number | string | null | undefined, now: Stamp): Promise<number | null> {
+  return (await resolveImageRecord(tx, actor, image, now))?.id ?? null;
+}
+
+/** The same, answering with the image as stored. */
+export async function resolveImageRecord(
+  tx: Storage,
+  actor: Actor,
+  image: number | string | null | undefined,
+  now: Stamp,
+): Promise<ImageRecord | null> {
   if (image === undefined || image === null || image === '') return null;
   if (typeof image === 'number') {
-    if (!(await tx.images.find(image))) throw errors.invalidParam('image');
-    return image;
+    const found = await tx.images.find(image);
+    if (!found) throw errors.invalidParam('image');
+    return found;
   }
-  const existing = await tx.images.findByUrl(image);
-  if (existing) return existing.id;
-  return (await tx.images.createExternal(image, actor.kind === 'user' ? actor.id : 0, now)).id;
+  return (await tx.images.findByUrl(image)) ?? (await tx.images.createExternal(image, actor.kind === 'user' ? actor.id : 0, now));
 }
 
 /** Writing as someone else needs `edit_others_posts`; an image by URL needs `upload_files`. */

@@ -135,35 +135,21 @@ export class TermService {
    * caller's transaction so a failed write leaves no new term behind.
    */
   async resolveForPost(tx: Storage, entries: readonly (number | string)[]): Promise<number[]> {
-    const ids: number[] = [];
-    const numeric = entries.filter((e) => typeof e === 'number' || /^\d+$/.test(String(e).trim())).map((e) => Number(e));
-    const found = await tx.terms.existingIds(this.info.taxonomy, numeric);
-    for (const entry of entries) {
-      const text = String(entry).trim();
-      if (text === '') continue;
-      if (typeof entry === 'number' || /^\d+$/.test(text)) {
-        if (found.has(Number(text))) ids.push(Number(text));
-        continue;
-      }
-      const find = async () =>
-        (await tx.terms.findBySlug(this.info.taxonomy, text)) ??
-        (await tx.terms.findBySlug(this.info.taxonomy, sanitizeSlug(text))) ??
-        (await tx.terms.findByName(this.info.taxonomy, text));
-      let existing = await find();
-      if (!existing) {
-        // about to create: take the taxonomy's turn, then look again (another writer may have just made it)
-        await tx.lock(`term:${this.info.taxonomy}`);
-        existing = await find();
-      }
-      if (existing) {
-        ids.push(existing.id);
-        continue;
-      }
-      const base = sanitizeSlug(text) || 'term';
-      const slug = await firstFreeSlug(base, (candidates) => tx.terms.takenSlugs(this.info.taxonomy, candidates));
-      ids.push(await tx.terms.create({ taxonomy: this.info.taxonomy, name: text, slug, description: '', parentId: 0 }));
-    }
-    return [...new Set(ids)];
+    return (await resolveTerms(tx, [{ service: this, entries }]))[0].map((t) => t.id);
+  }
+
+  /** An entry looked up in vain: after the taxonomy's turn, found by the one-at-a-time lookups or created. */
+  async findOrCreate(tx: Storage, text: string, alone: boolean): Promise<Term> {
+    const find = async () =>
+      (await tx.terms.findBySlug(this.info.taxonomy, text)) ??
+      (await tx.terms.findBySlug(this.info.taxonomy, sanitizeSlug(text))) ??
+      (await tx.terms.findByName(this.info.taxonomy, text));
+    // (the caller looked again after taking the turn; another entry of the same write may have made it since)
+    const existing = alone ? undefined : await find();
+    if (existing) return existing;
+    const base = sanitizeSlug(text) || 'term';
+    const slug = await firstFreeSlug(base, (candidates) => tx.terms.takenSlugs(this.info.taxonomy, candidates));
+    return tx.terms.createTerm({ taxonomy: this.info.taxonomy, name: text, slug, description: '', parentId: 0 });
   }
 
   /**
@@ -196,4 +182,75 @@ export class TermService {
     }
     return [...ids];
   }
+}
+
+const isId = (entry: number | string) => typeof entry === 'number' || /^\d+$/.test(String(entry).trim());
+
+/**
+ * The terms of an event write's entries, per taxonomy (see TermService.resolveForPost), each list in entry order
+ * without repeats. Every entry of every taxonomy is looked up in one statement; only entries it does not find
+ * take the taxonomy's turn and are looked up again (another writer may have just made them), then created.
+ * An entry matches, in this order: a term with that id (numeric entries), that slug, the slug it would make,
+ * then the oldest term with that name, case-insensitively.
+ */
+export async function resolveTerms(
+  tx: Storage,
+  requests: readonly { service: TermService; entries: readonly (number | string)[] }[],
+): Promise<Term[][]> {
+  const texts = (entries: readonly (number | string)[]) =>
+    entries
+      .filter((e) => !isId(e))
+      .map((e) => String(e).trim())
+      .filter((t) => t !== '');
+  const lookups = (rs: typeof requests) =>
+    rs.map(({ service, entries }) => {
+      const words = texts(entries);
+      return {
+        taxonomy: service.info.taxonomy,
+        ids: entries.filter(isId).map((e) => Number(e)),
+        slugs: [...words, ...words.map(sanitizeSlug)].filter((s) => s !== ''),
+        names: words.map((w) => w.toLowerCase()),
+      };
+    });
+  // entries this transaction resolved before need no lookup (see TermStore.remember)
+  const unknown = requests.map((r) => ({ ...r, entries: r.entries.filter((e) => !tx.terms.resolvedEntry(r.service.info.taxonomy, e)) }));
+  const found = await tx.terms.lookup(lookups(unknown));
+  const match = (pool: readonly (Term & { lname?: string })[], taxonomy: string, entry: number | string): Term | undefined => {
+    const own = pool.filter((t) => t.taxonomy === taxonomy);
+    if (isId(entry)) return own.find((t) => t.id === Number(entry));
+    const text = String(entry).trim();
+    const slug = sanitizeSlug(text);
+    return (
+      own.find((t) => t.slug === text) ??
+      own.find((t) => t.slug === slug) ??
+      // (`found` is ordered by id: the oldest of that name, as findByName picks)
+      own.find((t) => t.lname !== undefined && t.lname === text.toLowerCase())
+    );
+  };
+  const out: Term[][] = [];
+  for (const { service, entries } of requests) {
+    const taxonomy = service.info.taxonomy;
+    let pool: (Term & { lname?: string })[] = found;
+    let missing = texts(entries).filter((text) => !tx.terms.resolvedEntry(taxonomy, text) && !match(pool, taxonomy, text));
+    if (missing.length > 0) {
+      // about to create: take the taxonomy's turn, then look again
+      await tx.lock(`term:${taxonomy}`);
+      pool = [...pool, ...(await tx.terms.lookup(lookups([{ service, entries: missing }])))];
+      missing = missing.filter((text) => !match(pool, taxonomy, text));
+    }
+    const made = new Map<string, Term>();
+    for (const text of missing) {
+      if (made.has(text)) continue;
+      made.set(text, await service.findOrCreate(tx, text, made.size === 0));
+    }
+    const terms: Term[] = [];
+    for (const entry of entries) {
+      if (!isId(entry) && String(entry).trim() === '') continue;
+      const term = tx.terms.resolvedEntry(taxonomy, entry) ?? match(pool, taxonomy, entry) ?? made.get(String(entry).trim());
+      if (term) tx.terms.rememberEntry(taxonomy, entry, term);
+      if (term && !terms.some((t) => t.id === term.id)) terms.push(term);
+    }
+    out.push(terms);
+  }
+  return out;
 }

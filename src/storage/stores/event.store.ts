@@ -53,6 +53,13 @@ const statements = statementSet((dialect: Dialect) => ({
     dialect,
     `insert into events (post_id, status, ${eventColumns.columns.join(', ')}) values (?, ?, ${placeholders(eventColumns.columns.length)})`,
   ),
+  // PostgreSQL only: both rows in one statement, one round trip (SQLite has no writes in `with`)
+  insertPostAndEvent: new Statement<{ id: number }>(
+    dialect,
+    `with p as (insert into posts (type, ${postColumns.columns.join(', ')}) values ('event', ${placeholders(postColumns.columns.length)}) returning id)
+     insert into events (post_id, status, ${eventColumns.columns.join(', ')}) values ((select id from p), ?, ${placeholders(eventColumns.columns.length)})
+     returning post_id as id`,
+  ),
   find: new Statement<Record<string, unknown>>(
     dialect,
     'select posts.*, events.* from events inner join posts on posts.id = events.post_id where events.post_id = ?',
@@ -194,6 +201,11 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
   }
 
   async insert(post: PostFields, details: EventDetails): Promise<number> {
+    if (this.dialect.name === 'postgres') {
+      const both = await this.sql.insertPostAndEvent.first(this.db, [...postColumns.toValues(post), post.status, ...eventColumns.toValues(details)]);
+      if (!both) throw new Error('insert into events returned no id');
+      return Number(both.id);
+    }
     const row = await this.sql.insertPost.first(this.db, postColumns.toValues(post));
     if (!row) throw new Error('insert into posts returned no id');
     const id = Number(row.id);
@@ -203,8 +215,16 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
 
   async update(id: number, post: PostPatch, details: Partial<EventDetails>): Promise<void> {
     const postRow = postColumns.toRow(post);
-    if (Object.keys(postRow).length > 0) await this.db.updateTable('posts').set(postRow).where('id', '=', id).execute();
     const row = { ...eventColumns.toRow(details), ...(post.status === undefined ? {} : { status: post.status }) };
+    if (this.dialect.name === 'postgres' && Object.keys(postRow).length > 0 && Object.keys(row).length > 0) {
+      // both rows in one statement, one round trip
+      const set = (r: object) => sql.join(Object.entries(r).map(([column, value]) => sql`${sql.ref(column)} = ${value}`));
+      await sql`
+        with p as (update posts set ${set(postRow)} where id = ${id} returning id)
+        update events set ${set(row)} where post_id = (select id from p)`.execute(this.db);
+      return;
+    }
+    if (Object.keys(postRow).length > 0) await this.db.updateTable('posts').set(postRow).where('id', '=', id).execute();
     if (Object.keys(row).length > 0) await this.db.updateTable('events').set(row).where('post_id', '=', id).execute();
   }
 
@@ -223,8 +243,9 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     return out;
   }
 
-  async setOrganizers(eventId: number, organizerIds: readonly number[]): Promise<void> {
-    await this.db.deleteFrom('event_organizers').where('event_id', '=', eventId).execute();
+  /** Replaces the event's organizers (`fresh`: a new event, which has none yet). */
+  async setOrganizers(eventId: number, organizerIds: readonly number[], fresh = false): Promise<void> {
+    if (!fresh) await this.db.deleteFrom('event_organizers').where('event_id', '=', eventId).execute();
     const unique = [...new Set(organizerIds)];
     if (unique.length > 0) {
       await this.db

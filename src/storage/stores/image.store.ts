@@ -66,10 +66,12 @@ export class ImageStore {
       })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await this.db.insertInto('images').values({ post_id: id, url, extension, mime_type: mime, sizes: '{}' }).execute();
-    const image = await this.find(id);
-    if (!image) throw new Error(`image ${id} is missing right after it was written`);
-    return image;
+    const row = await this.db
+      .insertInto('images')
+      .values({ post_id: id, url, extension, mime_type: mime, sizes: '{}' })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toRecord(row as ImageRow);
   }
 }
 

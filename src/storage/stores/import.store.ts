@@ -1,7 +1,8 @@
 import { type Kysely, sql } from 'kysely';
-import type { Database, ImportJobsTable } from '../database.js';
+import type { Database, ImportItemsTable, ImportJobsTable } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
-import { caseInsensitiveEquals, needsUnindexedLookup } from './name-match.js';
+
+type ImportItemRow = Pick<ImportItemsTable, 'post_id' | 'sequence' | 'last_modified' | 'hash' | 'fields' | 'local'>;
 
 export type ImportState = 'queued' | 'running' | 'done' | 'failed';
 
@@ -217,15 +218,61 @@ export class ImportStore {
   // ---- items -----------------------------------------------------------------------------------------
 
   async findItem(key: ImportItemKey): Promise<ImportItem | undefined> {
+    return (await this.findItemAndUid(key, false)).item;
+  }
+
+  /**
+   * The item, and (`withUid`) the event that has the item's UID, in one statement: the two lookups of every
+   * imported event, one round trip.
+   */
+  async findItemAndUid(key: ImportItemKey, withUid = true): Promise<{ item: ImportItem | undefined; uidHolder: number | undefined }> {
     const row = await this.db
+      .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('o'))
+      .leftJoin('import_items', (join) =>
+        join
+          .on('import_items.source', '=', key.source)
+          .on('import_items.source_key', '=', key.sourceKey)
+          .on('import_items.uid', '=', key.uid)
+          .on('import_items.recurrence_id', '=', key.recurrenceId),
+      )
+      .selectAll('import_items')
+      .$if(withUid, (q) =>
+        q.select((eb) => eb.selectFrom('events').select('events.post_id').where('events.ical_uid', '=', key.uid).limit(1).as('uid_holder')),
+      )
+      .executeTakeFirstOrThrow();
+    const holder = (row as { uid_holder?: number | null }).uid_holder;
+    return {
+      item: row.post_id === null ? undefined : this.toItem(row as ImportItemRow),
+      uidHolder: holder === null || holder === undefined ? undefined : Number(holder),
+    };
+  }
+
+  /**
+   * The items of one source with these UIDs (every RECURRENCE-ID), and the events that have these UIDs: a batch's
+   * lookups in two statements.
+   */
+  async findItemsAndUids(
+    source: string,
+    sourceKey: string,
+    uids: readonly string[],
+  ): Promise<{ items: { key: ImportItemKey; item: ImportItem }[]; uidHolders: Map<string, number> }> {
+    const unique = [...new Set(uids)];
+    if (unique.length === 0) return { items: [], uidHolders: new Map() };
+    const rows = await this.db
       .selectFrom('import_items')
       .selectAll()
-      .where('source', '=', key.source)
-      .where('source_key', '=', key.sourceKey)
-      .where('uid', '=', key.uid)
-      .where('recurrence_id', '=', key.recurrenceId)
-      .executeTakeFirst();
-    if (!row) return undefined;
+      .where('source', '=', source)
+      .where('source_key', '=', sourceKey)
+      .where('uid', 'in', unique)
+      .execute();
+    const holders = await this.db.selectFrom('events').select(['post_id', 'ical_uid']).where('ical_uid', 'in', unique).execute();
+    return {
+      items: rows.map((r) => ({ key: { source, sourceKey, uid: r.uid, recurrenceId: r.recurrence_id }, item: this.toItem(r) })),
+      uidHolders: new Map(holders.map((h) => [String(h.ical_uid), Number(h.post_id)])),
+    };
+  }
+
+  private toItem(row: ImportItemRow): ImportItem {
     return {
       postId: row.post_id,
       sequence: row.sequence,
@@ -234,6 +281,36 @@ export class ImportStore {
       fields: JSON.parse(row.fields) as Record<string, unknown>,
       local: JSON.parse(row.local) as Record<string, string>,
     };
+  }
+
+  /** Several items' records in one statement (one row per key: the last given wins). */
+  async saveItems(entries: readonly { key: ImportItemKey; item: ImportItem; jobId: number; now: string }[]): Promise<void> {
+    if (entries.length === 0) return;
+    const rows = entries.map(({ key, item, jobId, now }) => ({
+      source: key.source,
+      source_key: key.sourceKey,
+      uid: key.uid,
+      recurrence_id: key.recurrenceId,
+      created_at: now,
+      post_id: item.postId,
+      sequence: item.sequence,
+      last_modified: item.lastModified,
+      hash: item.hash,
+      fields: JSON.stringify(item.fields),
+      local: JSON.stringify(item.local),
+      job_id: jobId,
+      modified_at: now,
+    }));
+    const updated = ['post_id', 'sequence', 'last_modified', 'hash', 'fields', 'local', 'job_id', 'modified_at'] as const;
+    await this.db
+      .insertInto('import_items')
+      .values(rows)
+      .onConflict((oc) =>
+        oc
+          .columns(['source', 'source_key', 'uid', 'recurrence_id'])
+          .doUpdateSet((eb) => Object.fromEntries(updated.map((c) => [c, eb.ref(`excluded.${c}`)])) as never),
+      )
+      .execute();
   }
 
   async saveItem(key: ImportItemKey, item: ImportItem, jobId: number, now: string): Promise<void> {
@@ -252,36 +329,5 @@ export class ImportStore {
       .values({ source: key.source, source_key: key.sourceKey, uid: key.uid, recurrence_id: key.recurrenceId, created_at: now, ...values })
       .onConflict((oc) => oc.columns(['source', 'source_key', 'uid', 'recurrence_id']).doUpdateSet(values))
       .execute();
-  }
-
-  /** The organizer with this e-mail address (case-insensitive), not trashed; the oldest when several. */
-  async organizerByEmail(email: string): Promise<number | undefined> {
-    const find = (indexed: boolean) =>
-      this.db
-        .selectFrom('organizers')
-        .innerJoin('posts', 'posts.id', 'organizers.post_id')
-        .select('posts.id')
-        .where('posts.status', 'not in', ['trash', 'auto-draft'])
-        .where(caseInsensitiveEquals(this.dialect, sql.ref('organizers.email'), email, indexed))
-        .orderBy('posts.id')
-        .executeTakeFirst();
-    const row = (await find(true)) ?? (needsUnindexedLookup(this.dialect, email) ? await find(false) : undefined);
-    return row?.id;
-  }
-
-  /** Venues with this name (case-insensitive), not trashed, with their address fields. */
-  async venuesNamed(name: string): Promise<{ id: number; address: string; city: string; zip: string; country: string }[]> {
-    const find = (indexed: boolean) =>
-      this.db
-        .selectFrom('venues')
-        .innerJoin('posts', 'posts.id', 'venues.post_id')
-        .select(['posts.id as id', 'venues.address', 'venues.city', 'venues.zip', 'venues.country'])
-        .where('posts.type', '=', 'venue')
-        .where('posts.status', 'not in', ['trash', 'auto-draft'])
-        .where(caseInsensitiveEquals(this.dialect, sql.ref('posts.title'), name, indexed))
-        .orderBy('posts.id')
-        .execute();
-    const found = await find(true);
-    return found.length === 0 && needsUnindexedLookup(this.dialect, name) ? find(false) : found;
   }
 }

@@ -108,6 +108,18 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
     return found.length === 0 && needsUnindexedLookup(this.dialect, name) ? find(false) : found;
   }
 
+  /** Organizers: the oldest not trashed whose e-mail address matches case-insensitively (an import's match). */
+  async findByEmail(email: string): Promise<RecordOf<T> | undefined> {
+    const find = (indexed: boolean) =>
+      this.select()
+        .where('posts.status', 'not in', ['trash', 'auto-draft'])
+        .where(caseInsensitiveEquals(this.dialect, sql.ref('d.email'), email, indexed))
+        .orderBy('posts.id')
+        .executeTakeFirst();
+    const row = (await find(true)) ?? (needsUnindexedLookup(this.dialect, email) ? await find(false) : undefined);
+    return row ? this.map(row) : undefined;
+  }
+
   async insert(post: PostFields, details: DetailsRecordOf<T>): Promise<number> {
     const { id } = await this.db
       .insertInto('posts')
@@ -119,6 +131,55 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
       .values({ ...this.columns.toRow(details), post_id: id } as never)
       .execute();
     return id;
+  }
+
+  /** Like insert, answering with the record as stored (its rows as the inserts return them). */
+  async insertRecord(post: PostFields, details: DetailsRecordOf<T>): Promise<RecordOf<T>> {
+    const postRow = await this.db
+      .insertInto('posts')
+      .values({ ...(postColumns.toRow(post) as Insertable<PostsTable>), type: this.type })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const detailRow = await this.db
+      .insertInto(this.table as 'venues')
+      .values({ ...this.columns.toRow(details), post_id: postRow.id } as never)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return this.map({ ...detailRow, ...postRow });
+  }
+
+  /** Like update, answering with the record as it is then (the rows the updates return, over `current`). */
+  async updateRecord(current: RecordOf<T>, post: PostPatch, details: Partial<DetailsRecordOf<T>>): Promise<RecordOf<T>> {
+    const id = current.id;
+    const out: Record<string, unknown> = { ...current };
+    const postRow = postColumns.toRow(post);
+    const detailRow = this.columns.toRow(details);
+    if (this.dialect.name === 'postgres' && Object.keys(postRow).length > 0 && Object.keys(detailRow).length > 0) {
+      // both rows in one statement, one round trip
+      const set = (row: object) => sql.join(Object.entries(row).map(([column, value]) => sql`${sql.ref(column)} = ${value}`));
+      const { rows } = await sql<Record<string, unknown>>`
+        with p as (update posts set ${set(postRow)} where id = ${id} returning *)
+        update ${sql.table(this.table)} as d set ${set(detailRow)} from p where d.post_id = p.id returning p.*, d.*`.execute(this.db);
+      if (rows.length === 0) throw new Error(`${this.type} ${id} is missing`);
+      return { ...current, ...postColumns.fromRow(rows[0]), ...this.columns.fromRow(rows[0]) } as unknown as RecordOf<T>;
+    }
+    if (Object.keys(postRow).length > 0) {
+      Object.assign(
+        out,
+        postColumns.fromRow(await this.db.updateTable('posts').set(postRow).where('id', '=', id).returningAll().executeTakeFirstOrThrow()),
+      );
+    }
+    const row = this.columns.toRow(details);
+    if (Object.keys(row).length > 0) {
+      const updated = await this.db
+        .updateTable(this.table as 'venues')
+        .set(row as never)
+        .where('post_id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      Object.assign(out, this.columns.fromRow(updated));
+    }
+    return out as unknown as RecordOf<T>;
   }
 
   async update(id: number, post: PostPatch, details: Partial<DetailsRecordOf<T>>): Promise<void> {

@@ -306,6 +306,16 @@ export class SeriesStore {
         postCols.push(...(cols.posts ?? []).filter(wanted));
         eventCols.push(...(cols.events ?? []).filter(wanted));
       }
+      if (this.dialect.name === 'postgres' && postCols.length > 0 && eventCols.length > 0) {
+        // both tables in one statement, one round trip
+        const these = this.dialect.jsonIds(ids);
+        const [pc, ec] = [sql.raw(postCols.join(', ')), sql.raw(eventCols.join(', '))];
+        await sql`
+          with p as (update posts set (${pc}) = (select ${pc} from posts m where m.id = ${masterId}) where id in ${these} returning id)
+          update events set (${ec}) = (select ${ec} from events m where m.post_id = ${masterId})
+          where post_id in ${these}`.execute(this.db);
+        continue;
+      }
       if (postCols.length > 0) await this.copyColumns('posts', 'id', postCols, masterId, ids);
       if (eventCols.length > 0) await this.copyColumns('events', 'post_id', eventCols, masterId, ids);
     }

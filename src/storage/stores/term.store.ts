@@ -27,6 +27,12 @@ const statements = statementSet((dialect: Dialect) => ({
   relate: new Statement(dialect, 'insert into term_relationships (post_id, term_id) values (?, ?)'),
   idsForPost: new Statement<{ term_id: number }>(dialect, 'select term_id from term_relationships where post_id = ?'),
   addToCount: new Statement(dialect, 'update terms set count = count + ? where id = ?'),
+  // PostgreSQL only (a data-modifying CTE): the updated rows, ordered as forPost reads them
+  addToCountsOrdered: new Statement<TermRow>(
+    dialect,
+    `with counted as (update terms set count = count + ? where id in (select cast(value as integer) from json_array_elements_text(cast(? as json))) returning *)
+     select * from counted order by lower(name), id`,
+  ),
   forPost: new Statement<TermRow>(
     dialect,
     'select terms.* from terms inner join term_relationships rel on rel.term_id = terms.id where rel.post_id = ? order by lower(terms.name), terms.id',
@@ -34,6 +40,35 @@ const statements = statementSet((dialect: Dialect) => ({
 }));
 
 type TermWithCount = TermRow;
+
+/** What one taxonomy's entries of an event write may name (see TermStore.lookup). */
+export interface TermLookup {
+  readonly taxonomy: Taxonomy;
+  readonly ids: readonly number[];
+  readonly slugs: readonly string[];
+  /** Lower-cased as JavaScript does (the database lower-cases the names it compares them with). */
+  readonly names: readonly string[];
+}
+
+/** An event write's term entry, as resolveTerms reads it (text trimmed). */
+const entryKey = (taxonomy: Taxonomy, entry: number | string) =>
+  `${taxonomy}\u0000${typeof entry}\u0000${typeof entry === 'string' ? entry.trim() : entry}`;
+
+/** Code point order (SQLite's BINARY collation of UTF-8 text), not UTF-16 units. */
+function compareCodePoints(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = (x[i].codePointAt(0) as number) - (y[i].codePointAt(0) as number);
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
+}
+
+/** SQLite's order of a post's terms (`order by ulower(name), id`), in JavaScript. */
+function sortAsRead(terms: Term[]): Term[] {
+  return terms.sort((a, b) => compareCodePoints(a.name.toLowerCase(), b.name.toLowerCase()) || a.id - b.id);
+}
 
 function toTerm(row: TermWithCount): Term {
   return {
@@ -95,16 +130,73 @@ export class TermStore {
 
   /** Stores a new term (stamped now); returns its id. */
   async create(term: TermFields): Promise<number> {
+    return (await this.createTerm(term)).id;
+  }
+
+  /** Stores a new term (stamped now); returns it as stored. */
+  async createTerm(term: TermFields): Promise<Term> {
+    this.resolved?.clear();
     const now = nowUtc();
     const row = await this.db
       .insertInto('terms')
       .values({ ...(termColumns.toRow(term) as TermFieldsRow), created_at: now, modified_at: now })
-      .returning('id')
+      .returningAll()
       .executeTakeFirstOrThrow();
-    return row.id;
+    return toTerm(row as TermWithCount);
+  }
+
+  /**
+   * In one statement, every term of these taxonomies that one of the ids, slugs or lower-cased names names
+   * (what an event write's term entries may match), each with its name as the database lower-cases it (`lname`:
+   * a name matched exactly when `lname` equals the entry lower-cased, as findByName compares).
+   */
+  async lookup(requests: readonly TermLookup[]): Promise<(Term & { lname: string })[]> {
+    const wanted = requests.filter((r) => r.ids.length + r.slugs.length + r.names.length > 0);
+    if (wanted.length === 0) return [];
+    return this.lookupNow(wanted);
+  }
+
+  /**
+   * Inside a transaction that is rolled back whole should anything fail (an import batch): what an event write's
+   * term entry resolved to is remembered (see resolveTerms) until a term is written. (Their counts may be older
+   * than the rows': writes take counts from addToCounts or findOrdered.)
+   */
+  remember(): void {
+    this.resolved ??= new Map();
+  }
+
+  private resolved: Map<string, Term> | undefined;
+
+  /** The term an entry resolved to earlier in this transaction (when remembering). */
+  resolvedEntry(taxonomy: Taxonomy, entry: number | string): Term | undefined {
+    return this.resolved?.get(entryKey(taxonomy, entry));
+  }
+
+  rememberEntry(taxonomy: Taxonomy, entry: number | string, term: Term): void {
+    this.resolved?.set(entryKey(taxonomy, entry), term);
+  }
+
+  private async lookupNow(wanted: readonly TermLookup[]): Promise<(Term & { lname: string })[]> {
+    const rows = await this.withCount()
+      .select(this.dialect.lower(sql.ref('terms.name')).as('lname'))
+      .where((eb) =>
+        eb.or(
+          wanted.map((r) => {
+            const any: Expression<SqlBool>[] = [];
+            if (r.ids.length > 0) any.push(eb('terms.id', 'in', [...new Set(r.ids)]));
+            if (r.slugs.length > 0) any.push(eb('terms.slug', 'in', [...new Set(r.slugs)]));
+            if (r.names.length > 0) any.push(eb(this.dialect.lower(sql.ref('terms.name')), 'in', [...new Set(r.names)]));
+            return eb.and([eb('terms.taxonomy', '=', r.taxonomy), eb.or(any)]);
+          }),
+        ),
+      )
+      .orderBy('terms.id')
+      .execute();
+    return rows.map((row) => ({ ...toTerm(row as TermWithCount), lname: String((row as { lname: unknown }).lname) }));
   }
 
   async update(id: number, patch: Partial<TermFields>): Promise<void> {
+    this.resolved?.clear();
     await this.db
       .updateTable('terms')
       .set({ ...termColumns.toRow(patch), modified_at: nowUtc() })
@@ -114,6 +206,7 @@ export class TermStore {
 
   /** Deletes a term: its children move up to its parent; its post relationships go with it. */
   async remove(term: Term): Promise<void> {
+    this.resolved?.clear();
     await this.db
       .updateTable('terms')
       .set({ parent_id: term.parentId })
@@ -282,6 +375,40 @@ export class TermStore {
     }
   }
 
+  /**
+   * Adds one delta to these terms' counts and answers with the terms as they are then, in the order a post's
+   * terms are read in (forPosts: by lower-cased name, then id) — the terms of a new event without reading them
+   * again. PostgreSQL orders them itself (its collation decides); SQLite's `ulower` is JavaScript's lower-casing
+   * compared byte by byte, which is what the sort here does.
+   */
+  async addToCounts(ids: readonly number[], delta: number): Promise<Term[]> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return [];
+    if (this.dialect.name === 'postgres') {
+      const rows = await this.sql.addToCountsOrdered.all(this.db, [delta, JSON.stringify(unique)]);
+      return rows.map(toTerm);
+    }
+    const rows = await this.db
+      .updateTable('terms')
+      .set((eb) => ({ count: eb('count', '+', delta) }))
+      .where('id', 'in', unique)
+      .returningAll()
+      .execute();
+    return sortAsRead(rows.map((r) => toTerm(r as TermWithCount)));
+  }
+
+  /** These terms, in the order a post's terms are read in (see addToCounts). */
+  async findOrdered(ids: readonly number[]): Promise<Term[]> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return [];
+    const rows = await this.withCount()
+      .where('terms.id', 'in', unique)
+      .orderBy(this.dialect.lower(sql.ref('terms.name')))
+      .orderBy('terms.id')
+      .execute();
+    return rows.map((r) => toTerm(r as TermWithCount));
+  }
+
   /** Recounts from scratch (repairs, imports and tests that write relationships directly). */
   async recount(): Promise<void> {
     await this.db
@@ -296,6 +423,18 @@ export class TermStore {
           .select((e) => e.fn.countAll<number>().as('n')),
       }))
       .execute();
+  }
+
+  /** Relates a new post (it has no terms yet) to these terms of any taxonomy, in one statement. */
+  async relateNew(postId: number, termIds: readonly number[]): Promise<void> {
+    const unique = [...new Set(termIds)];
+    if (unique.length === 1) await this.sql.relate.run(this.db, [postId, unique[0]]);
+    else if (unique.length > 1) {
+      await this.db
+        .insertInto('term_relationships')
+        .values(unique.map((term_id) => ({ post_id: postId, term_id })))
+        .execute();
+    }
   }
 
   /** Replaces the post's terms of one taxonomy (`fresh`: the post has none yet). */
