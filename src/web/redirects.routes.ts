@@ -60,6 +60,8 @@ export function registerRedirects(app: FastifyInstance, urls: Urls): void {
     if (!hit || decoded(new URL(hit.to).pathname) === full) return;
     if (await servedHere(request, m[1], m[2], m[3], hit.localId)) return;
     if (!(await readable(request, hit.kind, hit.localId))) return;
-    return reply.redirect(hit.to, 301);
+    // the query goes along: the original's `?ical=1` on an event page is answered there too
+    const query = request.url.indexOf('?');
+    return reply.redirect(query < 0 ? hit.to : `${hit.to}${request.url.slice(query)}`, 301);
   });
 }

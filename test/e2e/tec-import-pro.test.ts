@@ -52,6 +52,8 @@ describe('a Pro site: one event per occurrence by default', () => {
     const res = await t.app.inject({ method: 'GET', url: '/event/weekly-yoga/2026-10-20/' });
     assert.equal(res.statusCode, 301);
     assert.equal(res.headers.location, `http://calendar.test/event/${third.slug}/`);
+    const ical = await t.app.inject({ method: 'GET', url: '/event/weekly-yoga/2026-10-20/?ical=1' });
+    assert.equal(ical.headers.location, `http://calendar.test/event/${third.slug}/?ical=1`, 'the query goes along');
     const first = await t.app.inject({ method: 'GET', url: '/event/weekly-yoga/2026-10-06/' });
     assert.equal(first.headers.location, 'http://calendar.test/event/weekly-yoga/');
     assert.equal((await t.app.inject({ method: 'GET', url: '/event/weekly-yoga/2026-10-07/' })).statusCode, 404, 'no occurrence that day');

@@ -38,7 +38,7 @@ async function pool<T>(items: readonly T[], n: number, fn: (item: T) => Promise<
 function remember(run: TecRun, events: readonly Json[]): void {
   for (const e of events) {
     const image = obj(e.image);
-    if (image && image.id !== undefined) run.cp.attachments.push(String(image.id));
+    if (image && image.id !== undefined && !run.cp.attachments.includes(String(image.id))) run.cp.attachments.push(String(image.id));
   }
 }
 

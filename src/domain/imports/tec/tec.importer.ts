@@ -211,7 +211,7 @@ export class TecImporter {
       if (!got) break;
       for (const item of got.items) {
         const image = item.image as Json | false | undefined;
-        if (image && image.id !== undefined) run.cp.attachments.push(String(image.id));
+        if (image && image.id !== undefined && !run.cp.attachments.includes(String(image.id))) run.cp.attachments.push(String(image.id));
       }
       await run.batch.write(got.items.map((v) => ({ kind, remoteId: str(v, 'id'), write: (tx) => run.writer.linked(tx, kind, v) })));
       url = nextPageUrl(run.site, path, linkedQuery, got, page, true);

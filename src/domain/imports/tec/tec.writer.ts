@@ -206,7 +206,9 @@ export class TecWriter {
     } else if (local) {
       const { slug, ...rest } = input;
       const sameSlug = mapped !== undefined && row.oldPath === mapped.oldPath;
-      localId = (await events.update(this.settings.actor, local.id, sameSlug ? rest : input)).record.id;
+      // a website gone from the site is cleared here (our writes cannot set "none" back: it becomes empty)
+      const website = input.website === undefined && local.website ? { website: null } : {};
+      localId = (await events.update(this.settings.actor, local.id, { ...(sameSlug ? rest : input), ...website })).record.id;
     } else {
       localId = (await events.create(this.settings.actor, { ...input, icalUid: uid })).record.id;
     }
