@@ -9,8 +9,9 @@
  * (c) `POST /events` of a daily series without an end (bench/recurrence.ts' body);
  * (d) a whole-series edit of it (a rename and `featured`).
  *
- * `node dist/bench/statements.js --dialect postgres [--verbose]` prints counts and, with --verbose, each
- * statement (its first 140 characters) and its milliseconds.
+ * `node dist/bench/statements.js --dialect postgres [--verbose] [--events N]` prints counts and, with --verbose,
+ * each statement (its first 140 characters) and its milliseconds; N events are seeded (1,000; (b) imports at most
+ * 5,000 of them, one feed).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +34,8 @@ for (let i = 2; i < process.argv.length; i++) {
 }
 const DIALECT = args.get('dialect') ?? 'sqlite';
 const VERBOSE = args.has('verbose');
+/** Events seeded, and so VEVENTs imported in (b) (bench/ical.ts imports 10,000). */
+const EVENTS = Number(args.get('events') ?? 1000);
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/test';
 const NS = '/calendar/events/v1';
 const ADMIN = { authorization: `Basic ${Buffer.from('bench-admin:bench-admin-password').toString('base64')}` };
@@ -96,7 +99,7 @@ function summary(name: string, statements: readonly Logged[]) {
 const log: Logged[] = [];
 const a = await open('a', log);
 try {
-  const app = await appOn(a.storage, 1000);
+  const app = await appOn(a.storage, EVENTS);
   // the terms, venue, organizer and image the realistic body names exist (as on a running site)
   await inject(app, 'POST', `${NS}/events`, createBody('realistic', 0, 'warm'));
   log.length = 0;
@@ -127,7 +130,7 @@ try {
   summary('d: whole-series edit (rename, featured)', log);
 
   // the file of bench/ical.ts: the seeded events' own feed
-  const ics = (await inject(app, 'GET', `${NS}/events.ics?start_date=2000-01-01&end_date=2099-12-31&limit=1000`)).body;
+  const ics = (await inject(app, 'GET', `${NS}/events.ics?start_date=2000-01-01&end_date=2099-12-31&limit=${Math.min(EVENTS, 5000)}`)).body;
   const singles = ics
     .split(/(?=BEGIN:VEVENT\r\n)/)
     .filter((v) => v.startsWith('BEGIN:VEVENT') && !v.includes('RRULE:') && !v.includes('RECURRENCE-ID'));
@@ -145,13 +148,20 @@ try {
     const wallMs = performance.now() - started;
     const all = [...log];
     const job = (await inject(target, 'GET', `${NS}/imports/${posted.json().id}`)).json();
-    // an item begins with its savepoint, if it has one, or else with the lookup of its import record
-    const starts = all.flatMap((l, i) =>
-      /^\s*savepoint import_item/i.test(l.sql) ||
-      (/^select (\*|"import_items"\.\*)[ ,].*from .*"import_items"/.test(l.sql) && !/savepoint/.test(all[i - 1]?.sql ?? ''))
-        ? [i]
-        : [],
-    );
+    // An item begins with its savepoint, if it has one, or else with the lookup of its import record; a batch
+    // that looks its items' records up together has neither per item: there, from one event's venue lookup (or,
+    // without one, its slug check) to the next.
+    const first = (pattern: RegExp) => all.flatMap((l, i) => (pattern.test(l.sql) ? [i] : []));
+    let starts = first(/^\s*savepoint import_item/i);
+    if (starts.length === 0) starts = first(/^select "import_items"\.\*, \(select/);
+    if (starts.length < singles.length / 2) {
+      const slugChecks = first(/^select 1 as taken from posts where type = 'event'/);
+      starts = slugChecks.map((i) => {
+        let from = i;
+        while (from > 0 && /from "(venues|organizers)" as "d"/.test(all[from - 1].sql) && !/^insert|^with/.test(all[from - 1].sql)) from--;
+        return from;
+      });
+    }
     // an item late in the file: its venue, organizer and terms exist from earlier ones, as for most of a long file
     const k = Math.floor(starts.length * 0.8);
     const end = all.findIndex((l, i) => i > starts[k] && (starts.includes(i) || /^\s*(commit|release savepoint import_item)/i.test(l.sql)));

@@ -422,9 +422,11 @@ export class EventService {
 
   /**
    * `options.icalUidFree`: the caller has just looked the UID up in this transaction and found no event with it
-   * (the importer), so it is not looked up again.
+   * (the importer), so it is not looked up again. `options.countsInto`: the caller adds what the terms' counts
+   * gain to this map and writes them before its transaction commits (an import batch: one statement for all its
+   * events); the view's terms then carry the counts they had before, in the order sent.
    */
-  async create(actor: Actor, input: EventInput, options: { icalUidFree?: boolean } = {}): Promise<EventView> {
+  async create(actor: Actor, input: EventInput, options: { icalUidFree?: boolean; countsInto?: Map<number, number> } = {}): Promise<EventView> {
     if (!can(actor, 'edit_posts')) throw errors.forbidden(isAuthenticated(actor));
     assertMayWrite(actor, input);
     const nowMs = this.clock();
@@ -447,6 +449,7 @@ export class EventService {
       adopt?: (id: number) => Promise<void>;
       splitFrom?: number;
       icalUidFree?: boolean;
+      countsInto?: Map<number, number>;
     } = {},
   ): Promise<{ record: EventRecord; view: EventView }> {
     const zoneName = this.zoneName(input.timezone);
@@ -500,7 +503,10 @@ export class EventService {
       );
     // the terms count it now (a series once: its occurrences are not counted), and are answered with those counts
     const ids = terms.map((t) => t.id);
-    const counted = written.status === 'publish' ? await tx.terms.addToCounts(ids, 1) : await tx.terms.findOrdered(ids);
+    let counted = terms;
+    if (o.countsInto) {
+      if (written.status === 'publish') for (const id of ids) o.countsInto.set(id, (o.countsInto.get(id) ?? 0) + 1);
+    } else counted = written.status === 'publish' ? await tx.terms.addToCounts(ids, 1) : await tx.terms.findOrdered(ids);
     let series: SeriesView | undefined;
     if (rule) {
       await o.adopt?.(written.id);

@@ -248,7 +248,7 @@ export class IcsImporter {
         actor,
         { ...(await this.input(b, item.fields, undefined)), status: options.defaultStatus, icalUid: item.uid },
         // without a known item, the UID was just looked up above and no event has it
-        { icalUidFree: known === undefined },
+        { icalUidFree: known === undefined, countsInto: b.termCounts },
       );
       await this.save(b, sourceKey, item, view, jobId);
       return 'created';

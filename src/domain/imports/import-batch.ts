@@ -1,7 +1,7 @@
 /**
  * What the items of one import batch share inside its transaction (see IcsImporter.run). When a failed item rolls
  * the whole batch back (`shared`), the batch remembers what its items looked up — venues by name, organizers by
- * e-mail address, terms — and writes their import records in one statement at its end: a file of 10,000 events
+ * e-mail address, terms — and writes their term counts and import records at its end: a file of 10,000 events
  * names a few hundred venues and a few dozen categories, and each lookup or record written alone is a round trip.
  * Items run in savepoints of their own (`shared` false) read and write as they go: a savepoint rolled back would
  * leave a memory of rows that no longer exist.
@@ -14,6 +14,8 @@ const keyOf = (k: ImportItemKey) => JSON.stringify([k.source, k.sourceKey, k.uid
 
 export class ImportBatch {
   private readonly records = new Map<string, { key: ImportItemKey; item: ImportItem; jobId: number; now: string }>();
+  /** What the batch's new events add to their terms' counts (written at its end); undefined: counted as they go. */
+  readonly termCounts: Map<number, number> | undefined;
   private readonly venues = new Map<string, VenueRecord[]>();
   private readonly organizers = new Map<string, OrganizerRecord>();
 
@@ -22,6 +24,7 @@ export class ImportBatch {
     readonly shared: boolean,
   ) {
     if (shared) tx.terms.remember();
+    this.termCounts = shared ? new Map() : undefined;
   }
 
   /** UIDs looked up ahead (see prefetch), and what was found: their items by key, the events holding them. */
@@ -65,8 +68,12 @@ export class ImportBatch {
     else await this.tx.imports.saveItem(key, item, jobId, now);
   }
 
-  /** Writes the import records kept so far (before the batch commits). */
+  /** Writes the term counts and import records kept so far (before the batch commits). */
   async flush(): Promise<void> {
+    if (this.termCounts && this.termCounts.size > 0) {
+      await this.tx.terms.adjustCounts(this.termCounts);
+      this.termCounts.clear();
+    }
     if (this.records.size === 0) return;
     await this.tx.imports.saveItems([...this.records.values()]);
     this.records.clear();
