@@ -169,24 +169,7 @@ function getOnce(
           res.resume();
           return reject(new FetchError('fetch-failed', `the server answered ${status}`));
         }
-        const declared = Number(res.headers['content-length'] ?? 0);
-        if (declared > maxBytes) {
-          res.destroy();
-          return reject(new FetchError('too-large', `the document is larger than ${maxBytes} bytes`));
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > maxBytes) {
-            res.destroy();
-            reject(new FetchError('too-large', `the document is larger than ${maxBytes} bytes`));
-            return;
-          }
-          chunks.push(chunk);
-        });
-        res.on('end', () => resolve({ kind: 'body', body: Buffer.concat(chunks) }));
-        res.on('error', (error) => reject(new FetchError('fetch-failed', error.message)));
+        readCapped(res, maxBytes, 'document').then((body) => resolve({ kind: 'body', body }), reject);
       },
     );
     const timer = setTimeout(() => req.destroy(new FetchError('fetch-failed', 'the fetch took too long')), remaining);
@@ -253,28 +236,35 @@ function getAny(
         res.resume();
         return resolve({ status, headers: res.headers, body: Buffer.alloc(0) });
       }
-      const declared = Number(res.headers['content-length'] ?? 0);
-      if (declared > maxBytes) {
-        res.destroy();
-        return reject(new FetchError('too-large', `the answer is larger than ${maxBytes} bytes`));
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxBytes) {
-          res.destroy();
-          reject(new FetchError('too-large', `the answer is larger than ${maxBytes} bytes`));
-          return;
-        }
-        chunks.push(chunk);
-      });
-      res.on('end', () => resolve({ status, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', (error) => reject(new FetchError('fetch-failed', error.message)));
+      readCapped(res, maxBytes, 'answer').then((body) => resolve({ status, headers: res.headers, body }), reject);
     });
     const timer = setTimeout(() => req.destroy(new FetchError('fetch-failed', 'the fetch took too long')), remaining);
     req.on('close', () => clearTimeout(timer));
     req.on('timeout', () => req.destroy(new FetchError('fetch-failed', 'the fetch took too long')));
     req.on('error', (error) => reject(error instanceof FetchError ? error : new FetchError('fetch-failed', error.message)));
+  });
+}
+
+/** A response's body, refused as `too-large` past `maxBytes` (declared or received), the socket then closed. */
+function readCapped(res: http.IncomingMessage, maxBytes: number, what: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const tooLarge = () => new FetchError('too-large', `the ${what} is larger than ${maxBytes} bytes`);
+    if (Number(res.headers['content-length'] ?? 0) > maxBytes) {
+      res.destroy();
+      return reject(tooLarge());
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        res.destroy();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    res.on('end', () => resolve(Buffer.concat(chunks)));
+    res.on('error', (error) => reject(new FetchError('fetch-failed', error.message)));
   });
 }
