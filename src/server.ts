@@ -50,6 +50,11 @@ async function worker(config: Config, tls: TlsFiles | undefined): Promise<void> 
   await publishDue();
   const scheduler = setInterval(() => void publishDue(), 60_000);
   scheduler.unref();
+  // the change log keeps SYNC_RETENTION_DAYS of changes (FEATURES.md §2.3): older ones go, hourly
+  const purgeChanges = () => app.services.sync.purge().catch((error: unknown) => app.log.error({ err: error }, 'purging the change log failed'));
+  void purgeChanges();
+  const purger = setInterval(() => void purgeChanges(), 3_600_000);
+  purger.unref();
   // import jobs (FEATURES.md §3.4): queued ones, and ones a dead process left running, are run here
   const importer = startImportRunner(app.services.imports, (error) => app.log.error({ err: error }, 'running import jobs failed'));
 
@@ -58,6 +63,7 @@ async function worker(config: Config, tls: TlsFiles | undefined): Promise<void> 
     if (closing) return;
     closing = true;
     clearInterval(scheduler);
+    clearInterval(purger);
     // a job cut short here is resumed by the next process once its lease runs out
     void importer.stop();
     app.log.info({ signal }, 'shutting down');

@@ -21,6 +21,8 @@ export interface Config {
   readonly siteTimezone: string;
   /** How far ahead unbounded recurring series are materialised (months). */
   readonly recurrenceHorizonMonths: number;
+  /** How long the change log keeps changes: sync tokens older than this answer 410 (SYNC_RETENTION_DAYS). */
+  readonly syncRetentionDays: number;
   readonly logLevel: LogLevel;
   readonly bodyLimit: number;
   /** Origins allowed by CORS: empty = CORS off, `['*']` = any. */
@@ -390,6 +392,7 @@ export function loadConfig(env: Env): Config {
     adminPassword,
     siteTimezone,
     recurrenceHorizonMonths: integer(env, 'RECURRENCE_HORIZON_MONTHS', 60, 1, 240),
+    syncRetentionDays: integer(env, 'SYNC_RETENTION_DAYS', 30, 1, 3650),
     logLevel,
     bodyLimit,
     corsOrigins,

@@ -112,6 +112,16 @@ export const errors = {
   eventNotOccurrence: (id: number) =>
     new ApiError('event-not-occurrence', 400, `The event with ID ${id} is not an occurrence of a recurring series.`),
 
+  // --- sync (FEATURES.md §2.3) ---
+  invalidSyncToken: (param: 'sync_token' | 'page_token', why: string) =>
+    new ApiError('invalid-sync-token', 400, `The ${param} is not valid here: ${why}`, { param }),
+  syncTokenExpired: (why: string) =>
+    new ApiError('sync-token-expired', 410, `Sync token is no longer valid, a full sync is required (${why}): start again with sync_token=start.`, {
+      reason: 'fullSyncRequired',
+    }),
+  notWithSyncToken: (param: string) =>
+    errors.invalidParam(param, `Invalid parameter(s): ${param} (not with sync_token: a sync covers everything the caller may see).`),
+
   // --- imports (FEATURES.md §3.4) ---
   importNotFound: (id: number) => new ApiError('import-not-found', 404, `The import with ID ${id} was not found.`),
   notICalendar: (reason: string) => new ApiError('import-not-icalendar', 400, `The body is not iCalendar: ${reason}`),

@@ -5,13 +5,16 @@
 import type { Config } from '../config/config.js';
 import type { Storage } from '../storage/storage.js';
 import type { Actor } from './actor.js';
-import { EventService } from './events/event.service.js';
+import { EventService, type EventView } from './events/event.service.js';
 import { ImportService } from './imports/import.service.js';
-import { type LinkedType, ORGANIZER, VENUE } from './linked/linked.js';
-import { LinkedService } from './linked/linked.service.js';
+import { type LinkedType, ORGANIZER, type OrganizerRecord, VENUE, type VenueRecord } from './linked/linked.js';
+import { LinkedService, type LinkedView } from './linked/linked.service.js';
 import { canReadPost } from './policies.js';
 import type { PostType } from './posts/post.js';
 import { mayWritePost } from './posts/post-writer.js';
+import { eventSource, linkedSource, termSource } from './sync/sources.js';
+import { SyncService, type SyncSource } from './sync/sync.service.js';
+import type { Term } from './terms/term.js';
 import { CATEGORIES, TAGS } from './terms/term.js';
 import { TermService } from './terms/term.service.js';
 import { UserService } from './users/user.service.js';
@@ -29,6 +32,16 @@ export interface Services {
   readonly organizers: LinkedService<'organizer'>;
   /** Import jobs (FEATURES.md §3.4). */
   readonly imports: ImportService;
+  /** Sync tokens and the change log's retention (FEATURES.md §2.3). */
+  readonly sync: SyncService;
+  /** What each list route shows a caller in a sync. */
+  readonly syncSources: {
+    readonly events: SyncSource<EventView>;
+    readonly venues: SyncSource<LinkedView<VenueRecord>>;
+    readonly organizers: SyncSource<LinkedView<OrganizerRecord>>;
+    readonly categories: SyncSource<Term>;
+    readonly tags: SyncSource<Term>;
+  };
   /** The service of a linked kind. */
   linked<T extends LinkedType>(type: T): LinkedService<T>;
   /**
@@ -55,23 +68,24 @@ export function createServices(config: Config, storage: Storage): Services {
   const tags = new TermService(storage, TAGS);
   const venues = new LinkedService<'venue'>(storage, zone, VENUE);
   const organizers = new LinkedService<'organizer'>(storage, zone, ORGANIZER);
+  const events = new EventService(
+    storage,
+    zone,
+    categories,
+    tags,
+    venues,
+    organizers,
+    Date.now,
+    config.recurrenceHorizonMonths,
+    new URL(config.publicUrl).hostname,
+  );
   return {
     siteTimezone: zone,
     site: { name: config.siteName, description: config.siteDescription },
     users: new UserService(storage),
     categories,
     tags,
-    events: new EventService(
-      storage,
-      zone,
-      categories,
-      tags,
-      venues,
-      organizers,
-      Date.now,
-      config.recurrenceHorizonMonths,
-      new URL(config.publicUrl).hostname,
-    ),
+    events,
     venues,
     organizers,
     // each imported item is written in a transaction of its own, by services bound to it
@@ -87,6 +101,14 @@ export function createServices(config: Config, storage: Storage): Services {
       Date.now,
       (tx) => createServices(config, tx),
     ),
+    sync: new SyncService(storage, config.syncRetentionDays),
+    syncSources: {
+      events: eventSource(storage, events),
+      venues: linkedSource(storage, 'venue', venues),
+      organizers: linkedSource(storage, 'organizer', organizers),
+      categories: termSource(storage, categories),
+      tags: termSource(storage, tags),
+    },
     linked: <T extends LinkedType>(type: T) => (type === 'venue' ? venues : organizers) as unknown as LinkedService<T>,
     async readablePosts(actor, ids, type) {
       const rows = await storage.posts.findAccessMany(ids);

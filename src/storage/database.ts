@@ -211,6 +211,25 @@ export interface Database {
   import_jobs: ImportJobsTable;
   import_items: ImportItemsTable;
   import_map: ImportMapTable;
+  changes: ChangesTable;
+  sync_state: SyncStateTable;
+}
+
+/** The change log (migration 0012): one row per change of a resource, written in the change's transaction. */
+export interface ChangesTable {
+  seq: Generated<number>;
+  /** PostgreSQL: the writing transaction's id (its default); SQLite: 0. */
+  tx: Generated<number>;
+  resource_type: string;
+  resource_id: number;
+  op: string;
+  occurred_at: string;
+}
+
+/** Named values of the sync machinery: the token secret, how far the retention removed changes. */
+export interface SyncStateTable {
+  name: string;
+  value: string;
 }
 
 /** A job of an import (migration 0009): what to import, how far it got, and which process runs it. */

@@ -9,6 +9,7 @@ import type { Database } from './database.js';
 import { type Dialect, StorageError, type Versions } from './dialects/dialect.js';
 import { SqliteDialect } from './dialects/sqlite.dialect.js';
 import { migrate } from './migrations/migrator.js';
+import { ChangeStore } from './stores/change.store.js';
 import { EventStore } from './stores/event.store.js';
 import { ImageStore } from './stores/image.store.js';
 import { ImportStore } from './stores/import.store.js';
@@ -31,6 +32,8 @@ export class Storage {
   readonly importMap: ImportMapStore;
   readonly venues: LinkedStore<'venue'>;
   readonly organizers: LinkedStore<'organizer'>;
+  /** The change log (migration 0012): inside a transaction, its notes are written just before the commit. */
+  readonly changes: ChangeStore;
 
   constructor(
     readonly dialect: Dialect,
@@ -48,6 +51,7 @@ export class Storage {
     this.importMap = new ImportMapStore(db);
     this.venues = new LinkedStore(db, dialect, 'venue');
     this.organizers = new LinkedStore(db, dialect, 'organizer');
+    this.changes = new ChangeStore(db, dialect, inTransaction);
   }
 
   /** The store of a linked kind. */
@@ -56,13 +60,18 @@ export class Storage {
   }
 
   /**
-   * Runs `fn` atomically: everything it writes is committed together or not at all. Nested calls join the
-   * outer transaction. Driver errors leave as `StorageError`s.
+   * Runs `fn` atomically: everything it writes is committed together or not at all, with the changes it noted
+   * in the change log. Nested calls join the outer transaction. Driver errors leave as `StorageError`s.
    */
   async transaction<T>(fn: (tx: Storage) => Promise<T>): Promise<T> {
     if (this.inTransaction) return fn(this);
     try {
-      return await this.dialect.writeTransaction((trx) => fn(new Storage(this.dialect, trx, true)));
+      return await this.dialect.writeTransaction(async (trx) => {
+        const tx = new Storage(this.dialect, trx, true);
+        const result = await fn(tx);
+        await tx.changes.flush();
+        return result;
+      });
     } catch (error) {
       throw this.dialect.translateError(error);
     }

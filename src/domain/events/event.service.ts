@@ -136,6 +136,8 @@ const EVENT: PostKind<EventRecord, EventDetails> = {
   store: (s) => s.events,
 };
 
+const DATE_ARGS = ['startDate', 'endDate', 'startsBefore', 'startsAfter', 'endsBefore', 'endsAfter'] as const;
+
 /** A list whose date window is whole days stays right this long (the window moves once a day). */
 const STABLE_WINDOW_MS = 60_000;
 
@@ -196,8 +198,10 @@ export class EventService {
   async list(actor: Actor, q: EventListQuery): Promise<EventPage> {
     const include = q.include ?? undefined;
     const nowMs = this.clock();
+    // polling by modification: every date, unless the caller gives some
+    const polling = (q.modifiedAfter != null || q.modifiedBefore != null) && !DATE_ARGS.some((k) => q[k] != null);
     const windowAt = (ms: number) =>
-      resolveDateWindow(q, { strict: q.strictDates, include: include !== undefined, nowMs: ms, siteZone: this.siteZone });
+      resolveDateWindow(q, { strict: q.strictDates, include: include !== undefined || polling, nowMs: ms, siteZone: this.siteZone });
     const window = windowAt(nowMs);
     const lat = q.geolocLat ?? undefined;
     const lng = q.geolocLng ?? undefined;
@@ -228,6 +232,8 @@ export class EventService {
         newestFirst: q.newestFirst ? true : undefined,
         seriesOnce: q.expandRecurring === false ? true : undefined,
         withCancelled: q.showCancelled && can(actor, 'edit_posts') ? true : undefined,
+        modifiedAfter: q.modifiedAfter ?? undefined,
+        modifiedBefore: q.modifiedBefore ?? undefined,
       },
       perPage,
       (q.page - 1) * perPage,
@@ -547,6 +553,8 @@ export class EventService {
           throw errors.invalidParam('recurrence', 'Invalid parameter(s): recurrence (an occurrence has no rule of its own: update its series).');
         }
         if (current.kind !== 'occurrence') termsBefore = await tx.terms.idsForPost(id);
+        // what the series gives its exceptions may change, and a new rule may remove them
+        if (current.kind === 'series') await tx.changes.noteSeriesExceptions(id);
         return this.changes(tx, actor, id, input, current, ctx.nowMs);
       },
       async (tx, current, ctx) => {
@@ -752,9 +760,14 @@ export class EventService {
       await tx.events.syncStatus(ids, 'publish');
       // a series counts once in its terms: its occurrences (published with it) do not
       const occurrences = await tx.series.occurrencesByIds(ids);
-      for (const id of ids) if (!occurrences.has(id)) await this.recount(tx, id, [], false, true);
-      await tx.posts.publishDue('venue', now);
-      await tx.posts.publishDue('organizer', now);
+      for (const id of ids) {
+        if (occurrences.has(id)) continue;
+        await this.recount(tx, id, [], false, true);
+        await tx.changes.note('event', id, 'update');
+      }
+      for (const type of ['venue', 'organizer'] as const) {
+        for (const id of await tx.posts.publishDue(type, now)) await tx.changes.note(type, id, 'update');
+      }
       return ids.length;
     });
   }
@@ -769,6 +782,8 @@ export class EventService {
       id,
       async (tx, current) => {
         if (current.kind !== 'occurrence') await this.recount(tx, id, await tx.terms.idsForPost(id), current.status === 'publish', false);
+        // a series' exceptions leave with it
+        if (current.kind === 'series') await tx.changes.noteSeriesExceptions(id);
       },
       async (tx, current) => {
         if (current.kind === 'occurrence') await tx.series.setState([id], 'cancelled');

@@ -132,6 +132,13 @@ export interface EventListQuery {
   readonly showCancelled?: boolean | null;
   /** Latest start first (the pages' past events); not a parameter of the API. */
   readonly newestFirst?: boolean | null;
+  /** Last modified after / before (UTC, stored format; the date window is dropped unless dates are given). */
+  readonly modifiedAfter?: string | null;
+  readonly modifiedBefore?: string | null;
+  /** Sync mode and `include_removed` (FEATURES.md §2.3): read by the route, not the list. */
+  readonly syncToken?: string | null;
+  readonly pageToken?: string | null;
+  readonly includeRemoved?: boolean | null;
 }
 
 /** Filters the store takes as the query gives them (a new one needs its place here and a condition in the store). */
@@ -182,4 +189,7 @@ export interface EventListFilter extends PlainFilters {
   readonly newestFirst?: boolean;
   /** Content and excerpt may be left empty (the caller shows neither). */
   readonly withoutText?: boolean;
+  /** Last modified after / before these instants (UTC, stored format; `modified_after` / `modified_before`). */
+  readonly modifiedAfter?: string;
+  readonly modifiedBefore?: string;
 }

@@ -91,6 +91,8 @@ export class LinkedService<T extends LinkedType> {
         event: q.event ?? undefined,
         hasEvents: q.hasEvents ?? undefined,
         upcomingFrom: q.onlyWithUpcoming ? nowUtc() : undefined,
+        modifiedAfter: q.modifiedAfter ?? undefined,
+        modifiedBefore: q.modifiedBefore ?? undefined,
       },
       q.perPage,
       (q.page - 1) * q.perPage,
@@ -139,6 +141,8 @@ export class LinkedService<T extends LinkedType> {
       if (!canEditPost(actor, duplicate)) return duplicate;
       const now = postStamp(nowMs, this.siteZone);
       const post = input.image === undefined ? {} : { imageId: await resolveImage(tx, actor, input.image, now) };
+      // (its own change; the events that embed it are not noted: an event write reusing it by name refreshes it)
+      await tx.changes.note(this.kind.type, duplicate.id, 'update');
       return this.store(tx).updateRecord(
         duplicate,
         { modified: now.local, modifiedUtc: now.utc, ...post },
@@ -155,6 +159,8 @@ export class LinkedService<T extends LinkedType> {
       input,
       async (_tx, current) => ({ details: this.details(input, current, false) as Partial<DetailsRecordOf<T>> }),
       async (tx, current, { status }) => {
+        // the events that embed it change with it
+        await tx.changes.noteEventsEmbedding(this.kind.type, id);
         if (status === 'trash' && current.status !== 'trash') await tx.events.unlink(this.kind.type, id);
       },
     );
@@ -163,7 +169,10 @@ export class LinkedService<T extends LinkedType> {
 
   /** Moves to the trash and takes it off every event. */
   async remove(actor: Actor, id: number): Promise<LinkedView<RecordOf<T>>> {
-    await this.writer.trash(actor, id, (tx) => tx.events.unlink(this.kind.type, id));
+    await this.writer.trash(actor, id, async (tx) => {
+      await tx.changes.noteEventsEmbedding(this.kind.type, id);
+      await tx.events.unlink(this.kind.type, id);
+    });
     return this.view(id);
   }
 

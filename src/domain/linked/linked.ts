@@ -136,6 +136,13 @@ export interface LinkedListQuery {
   readonly hasEvents?: boolean | null;
   readonly onlyWithUpcoming: boolean;
   readonly statuses?: readonly string[] | null;
+  /** Last modified after / before (UTC, stored format). */
+  readonly modifiedAfter?: string | null;
+  readonly modifiedBefore?: string | null;
+  /** Sync mode and `include_removed` (FEATURES.md §2.3): read by the route, not the list. */
+  readonly syncToken?: string | null;
+  readonly pageToken?: string | null;
+  readonly includeRemoved?: boolean | null;
 }
 
 export interface LinkedListFilter {
@@ -147,6 +154,9 @@ export interface LinkedListFilter {
   readonly hasEvents?: boolean;
   /** Only those linked to an upcoming event the caller may see (start at or after this UTC time). */
   readonly upcomingFrom?: string;
+  /** Last modified after / before these instants (UTC, stored format). */
+  readonly modifiedAfter?: string;
+  readonly modifiedBefore?: string;
 }
 
 /**

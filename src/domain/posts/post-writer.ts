@@ -129,9 +129,11 @@ export class PostWriter<R extends PostRecord, D> {
     };
     const own = await details({ nowMs, now, status });
     const store = this.kind.store(tx);
-    if (store.insertRecord) return store.insertRecord(post, own);
-    const id = await store.insert(post, own);
-    return { id, type: this.kind.type, ...post, ...own } as unknown as R;
+    const record = store.insertRecord
+      ? await store.insertRecord(post, own)
+      : ({ id: await store.insert(post, own), type: this.kind.type, ...post, ...own } as unknown as R);
+    await tx.changes.note(this.kind.type, record.id, 'create');
+    return record;
   }
 
   /**
@@ -186,6 +188,11 @@ export class PostWriter<R extends PostRecord, D> {
         const ctx: WriteContext = { nowMs, now, status };
         const own = await change(tx, current, ctx);
         await store.update(id, { ...post, ...own.post }, own.details ?? {});
+        await tx.changes.note(
+          this.kind.type,
+          id,
+          status === current.status ? 'update' : status === 'trash' ? 'trash' : current.status === 'trash' ? 'restore' : 'update',
+        );
         await after?.(tx, current, ctx);
       }),
     );
@@ -217,6 +224,7 @@ export class PostWriter<R extends PostRecord, D> {
         },
         {},
       );
+      await tx.changes.note(this.kind.type, id, 'trash');
       await after?.(tx, current);
     });
   }

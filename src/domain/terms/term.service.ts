@@ -20,6 +20,11 @@ export class TermService {
     readonly info: TaxonomyInfo,
   ) {}
 
+  /** What the change log calls this taxonomy's terms. */
+  get resource(): 'category' | 'tag' {
+    return this.info.hierarchical ? 'category' : 'tag';
+  }
+
   /** Creating, updating and deleting terms of this taxonomy. */
   mayManage(actor: Actor): boolean {
     return this.info.hierarchical ? canManageCategories(actor) : canManageTags(actor);
@@ -69,6 +74,7 @@ export class TermService {
         const base = sanitizeSlug(input.slug ?? name) || sanitizeSlug(name) || 'term';
         const slug = await firstFreeSlug(base, (candidates) => tx.terms.takenSlugs(this.info.taxonomy, candidates));
         const id = await tx.terms.create({ taxonomy: this.info.taxonomy, name, slug, description: input.description ?? '', parentId });
+        await tx.changes.note(this.resource, id, 'create');
         return this.written(tx, id);
       }),
     );
@@ -106,6 +112,8 @@ export class TermService {
           patch.parentId = parentId;
         }
         await tx.terms.update(id, patch);
+        await tx.changes.note(this.resource, id, 'update');
+        await tx.changes.noteEventsEmbedding('term', id);
         return this.written(tx, id);
       }),
     );
@@ -124,7 +132,10 @@ export class TermService {
     return this.storage.transaction(async (tx) => {
       const term = await tx.terms.find(this.info.taxonomy, id);
       if (!term) throw errors.invalidParam('id');
+      // (before the links go)
+      await tx.changes.noteEventsEmbedding('term', id);
       await tx.terms.remove(term);
+      await tx.changes.note(this.resource, id, 'delete');
       return term;
     });
   }
@@ -149,7 +160,9 @@ export class TermService {
     if (existing) return existing;
     const base = sanitizeSlug(text) || 'term';
     const slug = await firstFreeSlug(base, (candidates) => tx.terms.takenSlugs(this.info.taxonomy, candidates));
-    return tx.terms.createTerm({ taxonomy: this.info.taxonomy, name: text, slug, description: '', parentId: 0 });
+    const term = await tx.terms.createTerm({ taxonomy: this.info.taxonomy, name: text, slug, description: '', parentId: 0 });
+    await tx.changes.note(this.resource, term.id, 'create');
+    return term;
   }
 
   /**

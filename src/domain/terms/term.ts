@@ -52,6 +52,9 @@ export interface TermListQuery {
   readonly parent?: number;
   readonly post?: number;
   readonly slug?: string;
+  /** Last modified after / before these instants (UTC, stored format). */
+  readonly modifiedAfter?: string;
+  readonly modifiedBefore?: string;
 }
 
 /** What a term write stores. */

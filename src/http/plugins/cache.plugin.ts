@@ -103,6 +103,9 @@ export function registerResponseCache(app: FastifyInstance, services: Services, 
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.method !== 'GET' || !request.url.startsWith(PREFIX)) return;
+    // a sync's pages are bound to their caller (FEATURES.md §2.3): never shared, never kept
+    const query = request.query as Record<string, unknown> | undefined;
+    if (query?.sync_token !== undefined || query?.page_token !== undefined) return;
     const key = `${listVisibility(request.actor).key} ${request.url}`;
     const version = request.cacheVersion ?? (await services.dataVersion());
     let hit = cache.get(key, version, Date.now());

@@ -3,7 +3,7 @@
  * case-insensitive text, write transactions with the right locking, and turning driver errors into
  * `StorageError`s. Stores never ask which database they run on.
  */
-import type { ColumnDefinitionBuilder, Expression, Kysely, RawBuilder, Transaction } from 'kysely';
+import type { ColumnDefinitionBuilder, Expression, Kysely, RawBuilder, SqlBool, Transaction } from 'kysely';
 import type { Database } from '../database.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -108,6 +108,21 @@ export interface Dialect {
   /** Settings for a bulk load on this connection (more cache, fewer syncs); undone by `endBulkLoad`. */
   beginBulkLoad(): Promise<void>;
   endBulkLoad(): Promise<void>;
+  /**
+   * Where the change log stands for a reader now, as an opaque string: every change it covers is committed,
+   * and every change committed later is outside it. SQLite (one writer at a time, committing in `seq` order):
+   * the last `seq` given. PostgreSQL: the snapshot (`xmin:xmax:xip…`), since a transaction that took a lower
+   * `seq` may commit after one with a higher — comparing with the snapshot, not the number, skips none.
+   */
+  changeSnapshot(db: Kysely<Database>): Promise<string>;
+  /** Whether a string is a snapshot `changeSnapshot` could have given (it comes back inside tokens). */
+  isChangeSnapshot(snapshot: string): boolean;
+  /** The changes committed in `to` and not in `from` (null: from the beginning), as a condition on `changes`. */
+  changesBetween(from: string | null, to: string): RawBuilder<SqlBool>;
+  /** The changes committed after the snapshot (or not committed yet), as a condition on `changes`. */
+  changesAfter(snapshot: string): RawBuilder<SqlBool>;
+  /** Whether every change up to these purged ones (`seq`, `tx`) is inside the snapshot (else a reader from it missed some). */
+  snapshotCovers(snapshot: string, purged: { readonly seq: number; readonly tx: number }): boolean;
   /** The current versions (as cheap as the database allows: they are read on every request). */
   versions(): Promise<Versions>;
   /** Refreshes query-planner statistics (SQLite; PostgreSQL's autovacuum does it). */

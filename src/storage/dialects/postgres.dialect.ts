@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type ColumnDefinitionBuilder, type Expression, Kysely, PostgresDialect as KyselyPostgres, type LogEvent, sql } from 'kysely';
+import { type ColumnDefinitionBuilder, type Expression, Kysely, PostgresDialect as KyselyPostgres, type LogEvent, type SqlBool, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../database.js';
 import {
@@ -133,6 +133,40 @@ export class PostgresDialect implements Dialect {
 
   writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(fn);
+  }
+
+  /**
+   * The snapshot (`xmin:xmax:xip,…`): the changes of transactions it sees as committed. `seq` cannot stand for
+   * it: a transaction that took seq 10 may commit after one that took seq 11, and a reader that had seen 11
+   * would skip 10 for ever.
+   */
+  async changeSnapshot(db: Kysely<Database>): Promise<string> {
+    const { rows } = await sql<{ s: string }>`select pg_current_snapshot()::text as s`.execute(db);
+    return rows[0].s;
+  }
+
+  isChangeSnapshot(snapshot: string): boolean {
+    const m = /^(\d{1,19}):(\d{1,19}):((?:\d{1,19},)*\d{1,19})?$/.exec(snapshot);
+    return m !== null && snapshot.length <= 4000 && BigInt(m[1]) <= BigInt(m[2]);
+  }
+
+  changesBetween(from: string | null, to: string) {
+    // the bounds on `tx` are what the index reads; the visibility tests decide
+    const [, toXmax] = snapshotBounds(to);
+    const upper = sql<SqlBool>`changes.tx < ${toXmax} and pg_visible_in_snapshot(changes.tx::text::xid8, ${to}::pg_snapshot)`;
+    if (from === null) return upper;
+    const [fromXmin] = snapshotBounds(from);
+    return sql<SqlBool>`changes.tx >= ${fromXmin} and ${upper} and not pg_visible_in_snapshot(changes.tx::text::xid8, ${from}::pg_snapshot)`;
+  }
+
+  changesAfter(snapshot: string) {
+    // (every transaction below xmin had ended when the snapshot was taken: its changes are in it)
+    const [xmin] = snapshotBounds(snapshot);
+    return sql<SqlBool>`changes.tx >= ${xmin} and not pg_visible_in_snapshot(changes.tx::text::xid8, ${snapshot}::pg_snapshot)`;
+  }
+
+  snapshotCovers(snapshot: string, purged: { readonly tx: number }): boolean {
+    return BigInt(purged.tx) < BigInt(snapshotBounds(snapshot)[0]);
   }
 
   async lock(trx: Kysely<Database>, key: string): Promise<void> {
@@ -355,4 +389,10 @@ export class PostgresDialect implements Dialect {
   async close(): Promise<void> {
     await this.db.destroy();
   }
+}
+
+/** `xmin` and `xmax` of a snapshot's text, as strings (xid8 values may pass 2^53). */
+function snapshotBounds(snapshot: string): [string, string] {
+  const [xmin = '0', xmax = '0'] = snapshot.split(':');
+  return [xmin, xmax];
 }

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import SqliteDatabase from 'better-sqlite3';
-import { type ColumnDefinitionBuilder, type Expression, Kysely, SqliteDialect as KyselySqlite, type LogEvent, sql } from 'kysely';
+import { type ColumnDefinitionBuilder, type Expression, Kysely, SqliteDialect as KyselySqlite, type LogEvent, type SqlBool, sql } from 'kysely';
 import type { SqliteSynchronous } from '../../config/config.js';
 import type { Database } from '../database.js';
 import {
@@ -274,6 +274,28 @@ export class SqliteDialect implements Dialect {
     }
     this.checkpointer?.postMessage('wrote');
     for (const { job, result } of done) job.resolve(result);
+  }
+
+  /** The last `seq` AUTOINCREMENT gave (never given again, even once its row is purged). */
+  async changeSnapshot(db: Kysely<Database>): Promise<string> {
+    const { rows } = await sql<{ seq: number | null }>`select seq from sqlite_sequence where name = 'changes'`.execute(db);
+    return String(Number(rows[0]?.seq ?? 0));
+  }
+
+  isChangeSnapshot(snapshot: string): boolean {
+    return /^\d{1,15}$/.test(snapshot);
+  }
+
+  changesBetween(from: string | null, to: string) {
+    return from === null ? sql<SqlBool>`changes.seq <= ${Number(to)}` : sql<SqlBool>`changes.seq > ${Number(from)} and changes.seq <= ${Number(to)}`;
+  }
+
+  changesAfter(snapshot: string) {
+    return sql<SqlBool>`changes.seq > ${Number(snapshot)}`;
+  }
+
+  snapshotCovers(snapshot: string, purged: { readonly seq: number }): boolean {
+    return purged.seq <= Number(snapshot);
   }
 
   async lock(): Promise<void> {

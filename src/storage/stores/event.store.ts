@@ -4,6 +4,8 @@ import type { LinkedType } from '../../domain/linked/linked.js';
 import type { PostFields, PostPatch } from '../../domain/posts/post.js';
 import type { PostKindStore } from '../../domain/posts/post-writer.js';
 import { SLUG_UNIQUE_STATUSES } from '../../domain/posts/status.js';
+import type { SyncCut } from '../../domain/sync/change.js';
+import type { Visibility } from '../../domain/visibility.js';
 import { statusesOnly, visiblePosts } from '../../domain/visibility.js';
 import type { Database, EventsTable, PostsTable } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
@@ -95,7 +97,12 @@ function windowConditions(f: EventListFilter, table: 'events' | 'o'): Comparison
 }
 
 /** Whether a filter reads the post row (else the events table and its indexes answer alone). */
-const needsPostRow = (f: EventListFilter) => f.search !== undefined || statusesOnly(f.visibility) === undefined || f.postParent !== undefined;
+const needsPostRow = (f: EventListFilter) =>
+  f.search !== undefined ||
+  statusesOnly(f.visibility) === undefined ||
+  f.postParent !== undefined ||
+  f.modifiedAfter !== undefined ||
+  f.modifiedBefore !== undefined;
 
 /** The visibility rule's columns here: the status mirrored on `events`, the rest from the post. */
 const VISIBILITY_COLUMNS = { status: 'events.status', authorId: 'posts.author_id', statusBeforeTrash: 'posts.status_before_trash' } as const;
@@ -338,6 +345,8 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     if (f.featured !== undefined) c.push(eb('events.featured', '=', f.featured ? 1 : 0));
     if (f.include) c.push(f.include.length > 0 ? eb('events.post_id', 'in', [...f.include]) : sql<SqlBool>`1 = 0`);
     if (f.postParent !== undefined) c.push(eb('posts.parent_id', '=', f.postParent));
+    if (f.modifiedAfter !== undefined) c.push(eb('posts.modified_utc', '>', f.modifiedAfter));
+    if (f.modifiedBefore !== undefined) c.push(eb('posts.modified_utc', '<', f.modifiedBefore));
     if (f.venues) c.push(f.venues.length > 0 ? eb('events.venue_id', 'in', [...f.venues]) : sql<SqlBool>`1 = 0`);
     if (f.organizers) {
       c.push(
@@ -448,6 +457,37 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     const ids = near.map((v) => v.id);
     const venues = filter.venues ? filter.venues.filter((id) => ids.includes(id)) : ids;
     return { filter: { ...filter, near: undefined, venues }, near };
+  }
+
+  /**
+   * What a sync of events shows (FEATURES.md §2.3), by id: singles, series masters, and occurrences edited alone
+   * or cancelled, that the caller may see with these statuses (default: all but trash) and that are not hidden
+   * from listings — those after `afterId` (at most `limit`), or those of `ids`.
+   */
+  async syncRecords(f: { readonly visibility: Visibility; readonly statuses?: readonly string[] }, cut: SyncCut): Promise<EventRecord[]> {
+    let q = this.base().where((eb) => {
+      const c: Expression<SqlBool>[] = [];
+      const visible = visiblePosts(eb, f.visibility, VISIBILITY_COLUMNS);
+      if (visible) c.push(visible);
+      c.push(f.statuses ? eb('events.status', 'in', [...f.statuses]) : eb('events.status', 'not in', ['trash', 'auto-draft']));
+      c.push(eb('events.hide_from_listings', '=', 0));
+      c.push(
+        eb.or([
+          eb('events.kind', '<>', 'occurrence'),
+          eb.exists(
+            eb
+              .selectFrom('occurrences')
+              .select('occurrences.id')
+              .where('occurrences.id', '=', eb.ref('events.post_id'))
+              .where((o) => o.or([o('occurrences.overrides', '<>', '[]'), o('occurrences.state', '=', 'cancelled')])),
+          ),
+        ]),
+      );
+      return eb.and(c);
+    });
+    q = 'ids' in cut ? q.where('events.post_id', 'in', this.dialect.jsonIds(cut.ids)) : q.where('events.post_id', '>', cut.afterId).limit(cut.limit);
+    const rows = await q.orderBy('events.post_id').execute();
+    return rows.map(toRecord);
   }
 
   /** One page of matching events and the total: two queries whatever the page size (three with a location). */

@@ -10,6 +10,7 @@ import {
 } from '../../domain/linked/linked.js';
 import type { PostFields, PostPatch } from '../../domain/posts/post.js';
 import type { PostKindStore } from '../../domain/posts/post-writer.js';
+import type { SyncCut } from '../../domain/sync/change.js';
 import { visiblePosts } from '../../domain/visibility.js';
 import type { Database, EventsTable, OrganizersTable, PostsTable, VenuesTable } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
@@ -217,6 +218,8 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
       statusBeforeTrash: 'posts.status_before_trash',
     });
     if (visible) c.push(visible);
+    if (f.modifiedAfter !== undefined) c.push(eb('posts.modified_utc', '>', f.modifiedAfter));
+    if (f.modifiedBefore !== undefined) c.push(eb('posts.modified_utc', '<', f.modifiedBefore));
     if (f.searchTokens && f.searchTokens.length > 0) {
       const tokens = f.searchTokens.map((t) => t.toLowerCase());
       c.push(eb.or(this.searched.map((col) => eb.and(tokens.map((token) => likeContains(this.dialect.lower(sql.ref(col)), token, 'contains'))))));
@@ -271,6 +274,17 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
       );
     }
     return eb.and(c);
+  }
+
+  /**
+   * What a sync shows (FEATURES.md §2.3): the records the filter lets the caller see, by id — those after
+   * `afterId` (at most `limit`), or those of `ids`.
+   */
+  async syncRecords(filter: LinkedListFilter, cut: SyncCut): Promise<RecordOf<T>[]> {
+    let q = this.select().where((eb) => this.conditions(eb, filter));
+    q = 'ids' in cut ? q.where('posts.id', 'in', this.dialect.jsonIds(cut.ids)) : q.where('posts.id', '>', cut.afterId).limit(cut.limit);
+    const rows = await q.orderBy('posts.id').execute();
+    return rows.map(this.map);
   }
 
   /** A page of matching records (newest publication first) and the total count of matches. */

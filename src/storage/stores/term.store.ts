@@ -1,4 +1,5 @@
 import { type Expression, type ExpressionBuilder, type Kysely, type QueryCreator, type SqlBool, sql } from 'kysely';
+import type { SyncCut } from '../../domain/sync/change.js';
 import type { Term, TermFields, TermListQuery } from '../../domain/terms/term.js';
 import { nowUtc } from '../../time/clock.js';
 import type { Database, Taxonomy, TermRow, TermsTable } from '../database.js';
@@ -235,6 +236,14 @@ export class TermStore {
     return new Map(rows.map((r) => [r.id, { slug: r.slug, parentId: r.parent_id }]));
   }
 
+  /** What a sync of a taxonomy shows (FEATURES.md §2.3): its terms by id, after `afterId` (at most `limit`), or those of `ids`. */
+  async syncTerms(taxonomy: Taxonomy, cut: SyncCut): Promise<Term[]> {
+    let q = this.withCount().where('terms.taxonomy', '=', taxonomy);
+    q = 'ids' in cut ? q.where('terms.id', 'in', this.dialect.jsonIds(cut.ids)) : q.where('terms.id', '>', cut.afterId).limit(cut.limit);
+    const rows = await q.orderBy('terms.id').execute();
+    return rows.map((r) => toTerm(r as TermWithCount));
+  }
+
   async list(taxonomy: Taxonomy, query: TermListQuery): Promise<{ terms: Term[]; total: number }> {
     const filters = (eb: ExpressionBuilder<WithVisibleTerms, 'terms'>): Expression<SqlBool> => {
       const conditions: Expression<SqlBool>[] = [eb('terms.taxonomy', '=', taxonomy)];
@@ -250,6 +259,8 @@ export class TermStore {
       if (query.exclude && query.exclude.length > 0) conditions.push(eb('terms.id', 'not in', [...query.exclude]));
       if (query.parent !== undefined) conditions.push(eb('terms.parent_id', '=', query.parent));
       if (query.slug !== undefined) conditions.push(eb('terms.slug', '=', query.slug));
+      if (query.modifiedAfter !== undefined) conditions.push(eb('terms.modified_at', '>', query.modifiedAfter));
+      if (query.modifiedBefore !== undefined) conditions.push(eb('terms.modified_at', '<', query.modifiedBefore));
       if (query.post !== undefined) {
         conditions.push(eb('terms.id', 'in', eb.selectFrom('term_relationships').select('term_id').where('post_id', '=', query.post)));
       }

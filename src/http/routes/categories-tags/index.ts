@@ -10,6 +10,7 @@ import { serializeTerm } from '../../../serializers/term.serializer.js';
 import { collection, pageArg, perPageArg } from '../../collection.js';
 import { type ArgContext, accept, arg, invalid, nonEmptyString, required } from '../../params.js';
 import { type RouteContext, type RouteSpec, route, UPDATE_METHODS } from '../../route.js';
+import { isSync, syncArgs, syncList, withRemoved } from '../../sync.js';
 import { readablePostId } from '../post-args.js';
 import { CategorySchema, TagSchema, termListSchema } from './categories-tags.schemas.js';
 
@@ -59,6 +60,7 @@ export function termRoutes(info: TaxonomyInfo): RouteSpec[] {
     event: readablePostId('event', 'Alias of post; wins when both are given.'),
     slug: arg(Type.String({ description: `Limit to the ${noun} with this slug.` }), { check: nonEmptyString }),
     ...(info.hierarchical ? {} : { offset: arg(Type.Integer({ minimum: 0, description: 'Skip this many tags.' })) }),
+    ...syncArgs,
   };
 
   const writeArgs = {
@@ -85,10 +87,17 @@ export function termRoutes(info: TaxonomyInfo): RouteSpec[] {
     route({
       methods: ['GET'],
       path: `/${info.route}`,
-      summary: `List ${info.route}.`,
+      summary: `List ${info.route}. With sync_token: a sync (full, then what changed), 410 when it must start over.`,
+      errors: [410],
       args: listArgs,
       responses: { 200: termListSchema(info.route, itemSchema) },
       async handler(ctx) {
+        const svc = service(ctx.services, info);
+        const source = ctx.services.syncSources[info.route];
+        if (isSync(ctx)) {
+          const tree = info.hierarchical ? await svc.tree() : undefined;
+          return syncList(ctx, info.route, source, (term) => serializeTerm(term, info, ctx.urls, tree));
+        }
         const a = ctx.args as typeof ctx.args & { readonly parent?: number | null; readonly offset?: number | null };
         const query: TermListQuery = {
           page: a.page,
@@ -103,20 +112,25 @@ export function termRoutes(info: TaxonomyInfo): RouteSpec[] {
           parent: a.parent ?? undefined,
           post: a.event ?? a.post ?? undefined,
           slug: a.slug ?? undefined,
+          modifiedAfter: a.modifiedAfter ?? undefined,
+          modifiedBefore: a.modifiedBefore ?? undefined,
         };
-        const svc = service(ctx.services, info);
         const { terms, total } = await svc.list(ctx.actor, query);
         const tree = info.hierarchical ? await svc.tree() : undefined;
-        return collection(ctx, {
-          key: info.route,
-          path: `/${info.route}/`,
-          layout: 'terms',
-          carryDefault: 'given',
-          page: query.page,
-          perPage: query.perPage,
-          result: { items: terms, total },
-          serialize: (term) => serializeTerm(term, info, ctx.urls, tree),
-        });
+        return withRemoved(
+          ctx,
+          collection(ctx, {
+            key: info.route,
+            path: `/${info.route}/`,
+            layout: 'terms',
+            carryDefault: 'given',
+            page: query.page,
+            perPage: query.perPage,
+            result: { items: terms, total },
+            serialize: (term) => serializeTerm(term, info, ctx.urls, tree),
+          }),
+          source,
+        );
       },
     }),
     route({

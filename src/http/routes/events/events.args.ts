@@ -14,6 +14,7 @@ import { parseIsoBound } from '../../../time/iso-bound.js';
 import { isValidTimeZone } from '../../../time/zones.js';
 import { pageArg, perPageArg } from '../../collection.js';
 import { type ArgContext, accept, arg, argsFor, Invalid, invalid, nonEmptyString, required, resolveArgs, withDefault } from '../../params.js';
+import { syncArgs } from '../../sync.js';
 import { authorArg, dateArg, imageArg, publicationArgs, readablePostId, statusArg, statusFilterArg, truthy, websiteArg } from '../post-args.js';
 import { linkedWriteArgs } from '../venues-organizers/venues-organizers.args.js';
 
@@ -268,6 +269,7 @@ export const eventListArgs = argsFor<EventListQuery>()({
     }),
     { as: 'expandRecurring' },
   ),
+  ...syncArgs,
 });
 
 /** Arguments of `GET /events/{id}/occurrences`: a window and a page of one series' occurrences. */

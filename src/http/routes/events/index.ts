@@ -9,6 +9,7 @@ import { serializeEvent } from '../../../serializers/event.serializer.js';
 import { collection } from '../../collection.js';
 import { type ArgContext, arg, invalid } from '../../params.js';
 import { type RouteContext, type RouteSpec, route, UPDATE_METHODS } from '../../route.js';
+import { isSync, syncList, withRemoved } from '../../sync.js';
 import { eventCreateArgs, eventListArgs, eventUpdateArgs, occurrenceListArgs } from './events.args.js';
 import { EventListSchema, EventSchema } from './events.schemas.js';
 
@@ -56,13 +57,19 @@ export function eventRoutes(): RouteSpec[] {
     route({
       methods: ['GET'],
       path: '/events',
-      summary: 'List events: by default the published ones from yesterday to two years ahead, by start date.',
-      errors: [404],
+      summary:
+        'List events: by default the published ones from yesterday to two years ahead, by start date. With sync_token: a sync (full, then what changed), 410 when it must start over.',
+      errors: [404, 410],
       args: eventListArgs,
       responses: { 200: EventListSchema },
       async handler(ctx) {
+        const source = ctx.services.syncSources.events;
+        if (isSync(ctx)) {
+          if (ctx.sent.expand_recurring !== undefined) throw errors.notWithSyncToken('expand_recurring');
+          return syncList(ctx, 'events', source, (view) => serializeEvent(view, ctx.urls));
+        }
         const result = await ctx.services.events.list(ctx.actor, ctx.args);
-        return eventPage(ctx, result, '/events/');
+        return withRemoved(ctx, eventPage(ctx, result, '/events/'), source);
       },
     }),
     route({

@@ -7,10 +7,12 @@ import { errors } from '../../../domain/errors.js';
 import type { LinkedInput, LinkedType, RecordOf } from '../../../domain/linked/linked.js';
 import type { LinkedView } from '../../../domain/linked/linked.service.js';
 import { can } from '../../../domain/policies.js';
+import type { SyncSource } from '../../../domain/sync/sync.service.js';
 import { serializeLinked } from '../../../serializers/linked.serializer.js';
 import { collection } from '../../collection.js';
 import { type ArgContext, type Args, arg, invalid } from '../../params.js';
 import { type RouteContext, type RouteSpec, route, UPDATE_METHODS } from '../../route.js';
+import { isSync, syncList, withRemoved } from '../../sync.js';
 import type { Urls } from '../../urls.js';
 import { linkedListArgs, linkedWriteArgs } from './venues-organizers.args.js';
 import { LINKED_SCHEMAS, linkedListSchema } from './venues-organizers.schemas.js';
@@ -44,22 +46,28 @@ export function linkedRoutes<T extends LinkedType>(type: T): RouteSpec[] {
     route({
       methods: ['GET'],
       path: `/${plural}`,
-      summary: `List ${plural}, newest first.`,
-      errors: [404],
+      summary: `List ${plural}, newest first. With sync_token: a sync (full, then what changed), 410 when it must start over.`,
+      errors: [404, 410],
       args: linkedListArgs(type),
       responses: { 200: linkedListSchema(plural, schema) },
       async handler(ctx) {
+        const source = ctx.services.syncSources[plural] as unknown as SyncSource<LinkedView<RecordOf<T>>>;
+        if (isSync(ctx)) return syncList(ctx, plural, source, (view) => serialize(view, ctx.urls));
         const result = await ctx.services.linked(type).list(ctx.actor, ctx.args);
-        return collection(ctx, {
-          key: plural,
-          path: `/${plural}/`,
-          layout: 'posts',
-          page: ctx.args.page,
-          perPage: ctx.args.perPage,
-          result,
-          serialize: (view) => serialize(view, ctx.urls),
-          notFound: () => errors.linkedPageNotFound(type),
-        });
+        return withRemoved(
+          ctx,
+          collection(ctx, {
+            key: plural,
+            path: `/${plural}/`,
+            layout: 'posts',
+            page: ctx.args.page,
+            perPage: ctx.args.perPage,
+            result,
+            serialize: (view) => serialize(view, ctx.urls),
+            notFound: () => errors.linkedPageNotFound(type),
+          }),
+          source,
+        );
       },
     }),
     route({

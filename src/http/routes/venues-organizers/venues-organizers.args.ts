@@ -16,6 +16,7 @@ import {
 } from '../../../domain/linked/linked.js';
 import { pageArg, perPageArg } from '../../collection.js';
 import { type Arg, type ArgsMatch, accept, arg, argsFor, nonEmptyString } from '../../params.js';
+import { syncArgs } from '../../sync.js';
 import { authorArg, imageArg, publicationArgs, readablePostId, statusArg, statusFilterArg, truthy, websiteArg } from '../post-args.js';
 
 /** The argument of one detail field, checked by its kind. */
@@ -102,5 +103,6 @@ export function linkedListArgs(type: LinkedType) {
       check: (v: unknown) => accept(truthy(v)),
     }),
     status: statusFilterArg,
+    ...syncArgs,
   });
 }

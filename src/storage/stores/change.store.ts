@@ -1,0 +1,199 @@
+/**
+ * The change log (migration 0012). Inside a transaction, what a write notes is kept and written just before
+ * the commit, in one statement: the log costs a write one round trip, not one per note, and a rolled back
+ * write leaves nothing. Outside a transaction a note is written at once.
+ */
+import { type Kysely, type SqlBool, sql } from 'kysely';
+import type { ChangedResource, ChangeOp, EmbeddedIn, ResourceType } from '../../domain/sync/change.js';
+import { formatUtcMs } from '../../time/zones.js';
+import type { Database } from '../database.js';
+import type { Dialect } from '../dialects/dialect.js';
+
+interface Note {
+  readonly type: ResourceType;
+  readonly id: number;
+  op: ChangeOp;
+}
+
+/** Occurrences sync shows on their own: edited alone, or cancelled. */
+const EXCEPTION = sql<SqlBool>`(occurrences.state = 'cancelled' or (occurrences.state = 'active' and occurrences.overrides <> '[]'))`;
+
+export class ChangeStore {
+  private readonly notes = new Map<string, Note>();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+    /** Inside a transaction: notes wait for `flush()`. */
+    private readonly buffered: boolean,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /**
+   * Notes a change. Several notes of one resource in one transaction make one change: a create stays a create
+   * (whatever follows it, but a delete), otherwise the last operation wins.
+   */
+  async note(type: ResourceType, id: number, op: ChangeOp): Promise<void> {
+    const key = `${type}:${id}`;
+    const earlier = this.notes.get(key);
+    if (earlier) {
+      if (!(earlier.op === 'create' && op !== 'delete')) earlier.op = op;
+    } else this.notes.set(key, { type, id, op });
+    if (!this.buffered) await this.flush();
+  }
+
+  /**
+   * Notes an update of every event (as sync shows them) that embeds this venue, organizer or term. Written at
+   * once (in the transaction): a trash or a delete then takes the links away.
+   */
+  async noteEventsEmbedding(via: EmbeddedIn, id: number): Promise<void> {
+    const events = this.eventsEmbedding(via, id);
+    await sql`insert into changes (resource_type, resource_id, op, occurred_at)
+      select 'event', e.post_id, 'update', ${formatUtcMs(this.clock())} from (${events}) e`.execute(this.db);
+  }
+
+  /**
+   * Notes an update of a series' exceptions as they are now (call it before the write: what the series gives
+   * them may change, and a new rule may remove them).
+   */
+  async noteSeriesExceptions(seriesId: number): Promise<void> {
+    const rows = await this.db
+      .selectFrom('occurrences')
+      .select('id')
+      .where('series_id', '=', seriesId)
+      .where(() => EXCEPTION)
+      .execute();
+    for (const r of rows) await this.note('event', Number(r.id), 'update');
+  }
+
+  /** Writes what was noted (the transaction calls it last). */
+  async flush(): Promise<void> {
+    if (this.notes.size === 0) return;
+    const at = formatUtcMs(this.clock());
+    const notes = [...this.notes.values()];
+    this.notes.clear();
+    await this.db
+      .insertInto('changes')
+      .values(notes.map((n) => ({ resource_type: n.type, resource_id: n.id, op: n.op, occurred_at: at })))
+      .execute();
+  }
+
+  /** The events sync shows that embed a venue, organizer or term: not plain occurrences (their master does). */
+  private eventsEmbedding(via: EmbeddedIn, id: number) {
+    const shown = sql<SqlBool>`(events.kind <> 'occurrence' or exists (
+      select 1 from occurrences where occurrences.id = events.post_id and ${EXCEPTION}))`;
+    if (via === 'venue') return sql`select events.post_id from events where events.venue_id = ${id} and ${shown}`;
+    if (via === 'organizer') {
+      return sql`select events.post_id from event_organizers join events on events.post_id = event_organizers.event_id
+        where event_organizers.organizer_id = ${id} and ${shown}`;
+    }
+    return sql`select events.post_id from term_relationships join events on events.post_id = term_relationships.post_id
+      where term_relationships.term_id = ${id} and ${shown}`;
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------------------
+
+  /** Where the log stands now (Dialect.changeSnapshot). */
+  snapshot(): Promise<string> {
+    return this.dialect.changeSnapshot(this.db);
+  }
+
+  /**
+   * The resources of a type changed in `(from, to]` (from null: since the log began), each once with its last
+   * change, in the order of those changes, after `afterSeq`, at most `limit`.
+   */
+  async changed(type: ResourceType, from: string | null, to: string, afterSeq: number, limit: number): Promise<ChangedResource[]> {
+    const { rows } = await sql<{ id: number; seq: number | string; op: string; at: string }>`
+      select c.resource_id as id, c.seq, c.op, c.occurred_at as at from changes c
+      join (
+        select changes.resource_id, max(changes.seq) as last from changes
+        where changes.resource_type = ${type} and ${this.dialect.changesBetween(from, to)}
+        group by changes.resource_id
+        having max(changes.seq) > ${afterSeq}
+        order by max(changes.seq) limit ${limit}
+      ) l on c.seq = l.last
+      order by c.seq`.execute(this.db);
+    return rows.map((r) => ({ id: Number(r.id), seq: Number(r.seq), op: r.op as ChangeOp, at: r.at }));
+  }
+
+  /** Which of these resources were created after the snapshot (a full sync from it leaves them to the next sync). */
+  async createdAfter(type: ResourceType, snapshot: string, ids: readonly number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.db
+      .selectFrom('changes')
+      .select('resource_id')
+      .where('resource_type', '=', type)
+      .where('op', '=', 'create')
+      .where('resource_id', 'in', this.dialect.jsonIds(ids))
+      .where(() => this.dialect.changesAfter(snapshot))
+      .execute();
+    return new Set(rows.map((r) => Number(r.resource_id)));
+  }
+
+  /**
+   * The resources of a type changed after `afterUtc` (and not after `beforeUtc`), each once with its last
+   * change: the tombstones of `include_removed`, the terms of `modified_after` (terms have no modified date of
+   * their own on the wire).
+   */
+  async changedSince(type: ResourceType, afterUtc: string | undefined, beforeUtc: string | undefined): Promise<ChangedResource[]> {
+    let q = this.db
+      .selectFrom('changes')
+      .select((eb) => ['resource_id', eb.fn.max('seq').as('last')])
+      .where('resource_type', '=', type)
+      .groupBy('resource_id');
+    if (afterUtc !== undefined) q = q.where('occurred_at', '>', afterUtc);
+    if (beforeUtc !== undefined) q = q.where('occurred_at', '<', beforeUtc);
+    const last = await q.execute();
+    if (last.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('changes')
+      .select(['resource_id', 'seq', 'op', 'occurred_at'])
+      .where(
+        'seq',
+        'in',
+        last.map((r) => Number(r.last)),
+      )
+      .orderBy('seq')
+      .execute();
+    return rows.map((r) => ({ id: Number(r.resource_id), seq: Number(r.seq), op: r.op as ChangeOp, at: r.occurred_at }));
+  }
+
+  /** The secret that signs sync tokens (made by migration 0012, shared by every process). */
+  async secret(): Promise<string> {
+    const row = await this.db.selectFrom('sync_state').select('value').where('name', '=', 'secret').executeTakeFirstOrThrow();
+    return row.value;
+  }
+
+  /** How far the retention removed changes. */
+  async purged(): Promise<{ seq: number; tx: number }> {
+    const rows = await this.db.selectFrom('sync_state').select(['name', 'value']).where('name', 'in', ['purged_seq', 'purged_tx']).execute();
+    const get = (name: string) => Number(rows.find((r) => r.name === name)?.value ?? 0);
+    return { seq: get('purged_seq'), tx: get('purged_tx') };
+  }
+
+  /** Removes the changes that happened before `beforeUtc` (inside a transaction), remembering how far it went. */
+  async purge(beforeUtc: string): Promise<number> {
+    const top = await this.db
+      .selectFrom('changes')
+      .select((eb) => [eb.fn.max('seq').as('seq'), eb.fn.max('tx').as('tx'), eb.fn.countAll().as('n')])
+      .where('occurred_at', '<', beforeUtc)
+      .executeTakeFirst();
+    const n = Number(top?.n ?? 0);
+    if (n === 0) return 0;
+    await this.db.deleteFrom('changes').where('occurred_at', '<', beforeUtc).execute();
+    const was = await this.purged();
+    const seq = Math.max(was.seq, Number(top?.seq ?? 0));
+    const tx = Math.max(was.tx, Number(top?.tx ?? 0));
+    await this.db
+      .updateTable('sync_state')
+      .set({ value: String(seq) })
+      .where('name', '=', 'purged_seq')
+      .execute();
+    await this.db
+      .updateTable('sync_state')
+      .set({ value: String(tx) })
+      .where('name', '=', 'purged_tx')
+      .execute();
+    return n;
+  }
+}
