@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { type Caller, createTestApp, type TestApp } from '../helpers/app.js';
+import { DIALECT } from '../helpers/db.js';
 import { makeCategory, makeEvent, makeLinked } from '../helpers/factories.js';
 
 interface Synced {
@@ -305,6 +306,44 @@ describe('sync tokens', () => {
     assert.deepEqual(venueNext.objects, [draftVenue.id]);
     // a token of one term route is not the other's
     assert.equal((await t.get('/tags', { query: { sync_token: catNext.token } })).status, 400);
+  });
+
+  it('never skips a change whose transaction took its number early and committed late (PostgreSQL)', {
+    skip: DIALECT !== 'postgres' && 'SQLite writes one transaction at a time',
+  }, async () => {
+    const start = await sync(t, 'events', 'anonymous');
+    const late = await makeEvent(t, { title: 'Committed late' });
+    // a transaction notes a change of `late` (taking a low seq) and is held open while others commit
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let noted!: () => void;
+    const wasNoted = new Promise<void>((resolve) => (noted = resolve));
+    const slow = t.storage.transaction(async (tx) => {
+      await tx.changes.note('event', late.id, 'update');
+      await tx.changes.flush();
+      noted();
+      await held;
+    });
+    await wasNoted;
+    const early = await makeEvent(t, { title: 'Committed early' });
+    const between = await sync(t, 'events', 'anonymous', start.token);
+    assert.deepEqual(between.objects.sort(), [late.id, early.id].sort());
+    release();
+    await slow;
+    const lastSeq = async (id: number) =>
+      Number(
+        (
+          await t.storage.db
+            .selectFrom('changes')
+            .select((eb) => eb.fn.max('seq').as('seq'))
+            .where('resource_id', '=', id)
+            .executeTakeFirstOrThrow()
+        ).seq,
+      );
+    // the held change took its number before the early one, and committed after the sync that saw the early one
+    assert.ok((await lastSeq(late.id)) < (await lastSeq(early.id)));
+    const next = await sync(t, 'events', 'anonymous', between.token);
+    assert.deepEqual(next.objects, [late.id], 'the late commit is in the next sync');
   });
 
   it('answers sync pages from the database, never from the response cache', async () => {

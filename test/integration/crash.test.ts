@@ -5,7 +5,8 @@
  * restart every write that got a 2xx answer is there, field by field as it was answered; an update that got no
  * answer either landed whole or not at all; a create that got no answer is either absent or whole; venues and
  * organizers created inline exist with their fields; and the database passes its checks (SQLite
- * integrity_check, no orphan or half-stored rows, term counts and day counts equal a recount).
+ * integrity_check, no orphan or half-stored rows, term counts and day counts equal a recount; the change log has
+ * a row for every committed write and none for a write that was rolled back).
  * `npm test` runs a couple of rounds; `npm run test:crash` runs many (CRASH_ROUNDS) and writes a summary to
  * CRASH_SUMMARY_DIR (test/measured/).
  */
@@ -318,6 +319,42 @@ describe('crash safety: kill -9 mid-stream', () => {
       [],
       'no orphan or half-stored rows',
     );
+    // the change log (issue 16): written in each write's transaction, so every committed write has its row and
+    // no rolled back one left any — a create's row names a post that exists, and the counts match the answers
+    const logOrphans = Number(
+      (
+        await sql<{ n: number }>`select count(*) as n from changes c left join posts p on p.id = c.resource_id
+          where c.resource_type in ('event', 'venue', 'organizer') and p.id is null`.execute(db.storage.db)
+      ).rows[0].n,
+    );
+    const unlogged = Number(
+      (
+        await sql<{ n: number }>`select count(*) as n from posts p where p.type in ('event', 'venue', 'organizer')
+          and not exists (select 1 from changes c where c.resource_id = p.id and c.op = 'create')`.execute(db.storage.db)
+      ).rows[0].n,
+    );
+    const logged = async (op: string) =>
+      Number(
+        (await sql<{ n: number }>`select count(*) as n from changes where resource_type = 'event' and op = ${op}`.execute(db.storage.db)).rows[0].n,
+      );
+    const [creates, updates] = [await logged('create'), await logged('update')];
+    database.change_log = {
+      rows_without_their_post: logOrphans,
+      posts_without_their_create: unlogged,
+      event_creates: creates,
+      event_updates: updates,
+    };
+    assert.equal(logOrphans, 0, 'no change row of a write that was rolled back');
+    assert.equal(unlogged, 0, 'every stored post has its create in the change log');
+    assert.ok(
+      creates >= stats.acknowledged.creates && creates <= stats.acknowledged.creates + stats.unanswered.creates,
+      `event creates logged ${creates}, acknowledged ${stats.acknowledged.creates}, unanswered ${stats.unanswered.creates}`,
+    );
+    assert.ok(
+      updates >= stats.acknowledged.updates && updates <= stats.acknowledged.updates + stats.unanswered.updates,
+      `event updates logged ${updates}, acknowledged ${stats.acknowledged.updates}, unanswered ${stats.unanswered.updates}`,
+    );
+
     const dayCounts = await storedDayCounts(db.storage.db);
     database.day_counts_equal_recount = JSON.stringify(dayCounts) === JSON.stringify(await recountedDayCounts(db.storage.db));
     assert.deepEqual(dayCounts, await recountedDayCounts(db.storage.db), 'day counts equal a recount');
