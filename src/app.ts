@@ -17,6 +17,7 @@ import { registerCors } from './http/plugins/cors.plugin.js';
 import { registerEnvelope } from './http/plugins/envelope.plugin.js';
 import { registerErrorHandling } from './http/plugins/errors.plugin.js';
 import { registerEtags } from './http/plugins/etag.plugin.js';
+import { registerFastRevalidation } from './http/plugins/fast-revalidation.js';
 import { clientErrorHandler, registerRateLimit } from './http/plugins/limits.plugin.js';
 import { RouteRegistry } from './http/route.js';
 import { termRoutes } from './http/routes/categories-tags/index.js';
@@ -85,14 +86,15 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
   // Fastify hands only `https` to the server it creates for TLS, so the HTTP options go in there too. The
   // https.Server has everything of the http.Server this app is typed with (timeouts, closeIdleConnections).
   const transport: { http?: typeof http; https?: HttpsOptions } = options.https ? { https: { ...http, ...options.https } } : { http };
+  // before routing: the original's paths, `/wp-json/tribe/events/v1/…`, become the canonical ones, and its
+  // iCalendar URLs (`/events/?ical=1`, `/event/<slug>/?ical=1`…) the REST feeds they stand for
+  const rewriteUrl = (req: IncomingMessage) => {
+    const url = icalAliasUrl(req.url ?? '/', () => utcMsToZonedWall(Date.now(), getZone(config.siteTimezone)));
+    return config.wpPaths ? canonicalUrl(url) : url;
+  };
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel, serializers: { req: logRequest } },
-    // before routing: the original's paths, `/wp-json/tribe/events/v1/…`, become the canonical ones, and its
-    // iCalendar URLs (`/events/?ical=1`, `/event/<slug>/?ical=1`…) the REST feeds they stand for
-    rewriteUrl: (req: IncomingMessage) => {
-      const url = icalAliasUrl(req.url ?? '/', () => utcMsToZonedWall(Date.now(), getZone(config.siteTimezone)));
-      return config.wpPaths ? canonicalUrl(url) : url;
-    },
+    rewriteUrl,
     bodyLimit: config.bodyLimit,
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
@@ -161,7 +163,9 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
   await registerRateLimit(app, config.rateLimit, config.redis);
   registerAuth(app, services.users, storage);
   registerEtags(app);
-  registerResponseCache(app, services, config.cacheBytes);
+  const cache = registerResponseCache(app, services, config.cacheBytes);
+  // a current copy's revalidation answered before the framework (not where a rate limit counts every request)
+  if (cache && !config.rateLimit) registerFastRevalidation(app, cache, services, rewriteUrl);
 
   const apiLink = `<${urls.home}/>; rel="https://api.w.org/"`;
   app.addHook('onSend', async (request, reply, payload) => {

@@ -186,12 +186,42 @@ describe('sync tokens', () => {
       .set({ value: String(top.tx) })
       .where('name', '=', 'purged_tx')
       .execute();
+    // (the retention ran now: tokens taken before now are judged by what it removed, later ones have it all)
+    await t.storage.db
+      .updateTable('sync_state')
+      .set({ value: String(Date.now()) })
+      .where('name', '=', 'purged_at')
+      .execute();
+    await new Promise((resolve) => setTimeout(resolve, 5));
     const stale = await t.get('/events', { as: 'editor', query: { sync_token: events.token } });
     assert.equal(stale.status, 410);
     assert.equal(stale.body.code, 'sync-token-expired');
     // a full sync starts over, and its token serves
     const restarted = await sync(t, 'events', 'editor');
     assert.equal((await t.get('/events', { as: 'editor', query: { sync_token: restarted.token } })).status, 200);
+  });
+
+  it('keeps SYNC_RETENTION_DAYS of changes: the retention removes older ones, and a token from before them answers 410', async () => {
+    await makeEvent(t, { title: 'Old news' });
+    const before = await sync(t, 'events', 'anonymous');
+    await makeEvent(t, { title: 'Newer' });
+    await makeEvent(t, { title: 'Newest' });
+    // the three changes happened 60 days ago
+    await t.storage.db.updateTable('changes').set({ occurred_at: '2000-01-01 00:00:00' }).execute();
+    assert.equal(await t.app.services.sync.purge(), 2);
+    const left = await t.storage.db.selectFrom('changes').select('resource_id').execute();
+    assert.equal(left.length, 1, 'the newest row stays (its seq is where the next one follows)');
+    const stale = await t.get('/events', { query: { sync_token: before.token } });
+    assert.equal(stale.status, 410);
+    assert.equal(stale.body.data.reason, 'fullSyncRequired');
+    const again = await sync(t, 'events', 'anonymous');
+    assert.equal(again.objects.length, 3);
+    await makeEvent(t, { title: 'After the retention' });
+    const next = await sync(t, 'events', 'anonymous', again.token);
+    assert.equal(next.objects.length, 1);
+    // the old row kept as the newest goes once a newer one is there; the new one is not old enough
+    assert.equal(await t.app.services.sync.purge(), 1);
+    assert.equal(await t.app.services.sync.purge(), 0);
   });
 
   it('refuses list parameters beside a sync token, naming them (case 11)', async () => {

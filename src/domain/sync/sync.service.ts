@@ -144,7 +144,9 @@ export class SyncService {
     if (snapshot === null) return;
     if (this.clock() - at > this.retentionDays * 86_400_000) throw errors.syncTokenExpired('older than the change log’s retention');
     if (!this.storage.dialect.isChangeSnapshot(snapshot)) throw errors.invalidSyncToken('sync_token', 'it was issued by another database.');
-    if (!this.storage.dialect.snapshotCovers(snapshot, await this.storage.changes.purged())) {
+    // a copy taken after the retention last ran has everything it removed; one taken before must have seen it all
+    const purged = await this.storage.changes.purged();
+    if (at <= purged.at && !this.storage.dialect.snapshotCovers(snapshot, purged)) {
       throw errors.syncTokenExpired('changes after it have left the change log');
     }
   }
@@ -152,7 +154,7 @@ export class SyncService {
   /** Removes changes older than the retention (the scheduler calls it); answers how many went. */
   async purge(): Promise<number> {
     const cutoff = new Date(this.clock() - this.retentionDays * 86_400_000).toISOString().slice(0, 19).replace('T', ' ');
-    return this.storage.transaction((tx) => tx.changes.purge(cutoff));
+    return this.storage.transaction((tx) => tx.changes.purge(cutoff, this.clock()));
   }
 
   private tokenSecret(): Promise<string> {

@@ -20,9 +20,21 @@ interface Entry {
   headers: Record<string, string>;
   /** Encoded once: a hit writes these bytes as they are. */
   body: Buffer;
+  /** The headers of the framework's 304 for this entry, once it sent one (fast-revalidation.ts replays them). */
+  notModified?: Record<string, string>;
 }
 
-const KEPT_HEADERS = ['content-type', 'x-tec-total', 'x-tec-totalpages', 'allow', 'etag', 'last-modified', 'content-disposition', 'cache-control'];
+const KEPT_HEADERS = [
+  'content-type',
+  'x-tec-total',
+  'x-tec-totalpages',
+  'allow',
+  'etag',
+  'last-modified',
+  'content-disposition',
+  'cache-control',
+  'vary',
+];
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -71,6 +83,19 @@ export class ResponseCache {
     return entry;
   }
 
+  /** Remembers the headers of the framework's 304 for this entry. */
+  setNotModified(key: string, headers: Record<string, string>): void {
+    const entry = this.entries.get(key);
+    if (entry) entry.notModified = headers;
+  }
+
+  /** The entry's tag and 304 headers, without checking that it is current (the caller does, with `get`). */
+  peekNotModified(key: string): { etag: string; headers: Record<string, string> } | undefined {
+    const entry = this.entries.get(key);
+    const etag = entry?.headers.etag;
+    return entry?.notModified && etag ? { etag, headers: entry.notModified } : undefined;
+  }
+
   set(key: string, entry: Entry): void {
     const size = entry.body.length + 256;
     if (size > this.maxBytes / 8) return;
@@ -92,8 +117,8 @@ export class ResponseCache {
 
 const PREFIX = `/${NAMESPACE}`;
 
-export function registerResponseCache(app: FastifyInstance, services: Services, maxBytes: number): void {
-  if (maxBytes <= 0) return;
+export function registerResponseCache(app: FastifyInstance, services: Services, maxBytes: number): ResponseCache | undefined {
+  if (maxBytes <= 0) return undefined;
   const cache = new ResponseCache(maxBytes);
   const TTL_MS = 1000;
 
@@ -117,7 +142,10 @@ export function registerResponseCache(app: FastifyInstance, services: Services, 
     if (hit) {
       reply.code(hit.status).headers(hit.headers).header('X-Cache', 'hit');
       // a poller whose copy is current gets a 304, as from the route itself
-      if (hit.headers.etag && matchesEtag(request.headers['if-none-match'], hit.headers.etag)) return reply.code(304).send('');
+      if (hit.headers.etag && matchesEtag(request.headers['if-none-match'], hit.headers.etag)) {
+        request.cacheHitKey = key;
+        return reply.code(304).send('');
+      }
       return reply.send(hit.body);
     }
     request.cacheKey = key;
@@ -163,4 +191,5 @@ export function registerResponseCache(app: FastifyInstance, services: Services, 
     request.cacheLead?.();
     return payload;
   });
+  return cache;
 }

@@ -276,9 +276,9 @@ export class SqliteDialect implements Dialect {
     for (const { job, result } of done) job.resolve(result);
   }
 
-  /** The last `seq` AUTOINCREMENT gave (never given again, even once its row is purged). */
+  /** The last `seq` given (the retention always keeps the newest row, so none is given twice). */
   async changeSnapshot(db: Kysely<Database>): Promise<string> {
-    const { rows } = await sql<{ seq: number | null }>`select seq from sqlite_sequence where name = 'changes'`.execute(db);
+    const { rows } = await sql<{ seq: number | null }>`select max(seq) as seq from changes`.execute(db);
     return String(Number(rows[0]?.seq ?? 0));
   }
 

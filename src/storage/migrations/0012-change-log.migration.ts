@@ -17,7 +17,9 @@ export const changeLog: Migration = {
   async up(db: Kysely<any>, dialect: Dialect) {
     await db.schema
       .createTable('changes')
-      .addColumn('seq', 'integer', (c) => dialect.autoId(c))
+      // SQLite: the rowid, without AUTOINCREMENT's bookkeeping (a write less per change); the retention always
+      // keeps the newest row, so a number is never given twice
+      .addColumn('seq', 'integer', (c) => (dialect.name === 'sqlite' ? c.primaryKey() : dialect.autoId(c)))
       .addColumn('tx', 'bigint', (c) => c.notNull().defaultTo(0))
       // event, venue, organizer, category, tag
       .addColumn('resource_type', 'varchar(12)', (c) => c.notNull())
@@ -31,12 +33,10 @@ export const changeLog: Migration = {
       await sql`alter table changes alter column seq type bigint`.execute(db);
       await sql`alter table changes alter column tx set default (pg_current_xact_id()::text::bigint)`.execute(db);
       await db.schema.createIndex('changes_tx').on('changes').columns(['resource_type', 'tx']).execute();
-    } else {
-      await db.schema.createIndex('changes_seq').on('changes').columns(['resource_type', 'seq']).execute();
     }
-    // "what changed after t" (modified_after) and the retention's deletes
+    // (SQLite reads ranges of seq, its rowid, without an index of their own)
+    // "what changed after t" (include_removed) and the retention's deletes
     await db.schema.createIndex('changes_time').on('changes').columns(['occurred_at']).execute();
-    await db.schema.createIndex('changes_resource').on('changes').columns(['resource_type', 'resource_id']).execute();
 
     await db.schema
       .createTable('sync_state')
@@ -50,6 +50,8 @@ export const changeLog: Migration = {
         // the highest seq (SQLite) and tx (PostgreSQL) the retention has removed: tokens from before them are stale
         { name: 'purged_seq', value: '0' },
         { name: 'purged_tx', value: '0' },
+        // when (ms) the retention last removed some: a token taken after that has every change it removed
+        { name: 'purged_at', value: '0' },
       ])
       .execute();
   },

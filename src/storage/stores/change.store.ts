@@ -116,18 +116,21 @@ export class ChangeStore {
     return rows.map((r) => ({ id: Number(r.id), seq: Number(r.seq), op: r.op as ChangeOp, at: r.at }));
   }
 
-  /** Which of these resources were created after the snapshot (a full sync from it leaves them to the next sync). */
+  /**
+   * Which of these resources were created after the snapshot (a full sync from it leaves them to the next sync).
+   * Read through the changes after the snapshot (few: those written while the client pages), not by resource.
+   */
   async createdAfter(type: ResourceType, snapshot: string, ids: readonly number[]): Promise<Set<number>> {
     if (ids.length === 0) return new Set();
     const rows = await this.db
       .selectFrom('changes')
       .select('resource_id')
       .where('resource_type', '=', type)
-      .where('op', '=', 'create')
-      .where('resource_id', 'in', this.dialect.jsonIds(ids))
       .where(() => this.dialect.changesAfter(snapshot))
+      .where('op', '=', 'create')
       .execute();
-    return new Set(rows.map((r) => Number(r.resource_id)));
+    const wanted = new Set(ids);
+    return new Set(rows.map((r) => Number(r.resource_id)).filter((id) => wanted.has(id)));
   }
 
   /**
@@ -164,15 +167,19 @@ export class ChangeStore {
     return row.value;
   }
 
-  /** How far the retention removed changes. */
-  async purged(): Promise<{ seq: number; tx: number }> {
-    const rows = await this.db.selectFrom('sync_state').select(['name', 'value']).where('name', 'in', ['purged_seq', 'purged_tx']).execute();
+  /** How far the retention removed changes, and when (ms). */
+  async purged(): Promise<{ seq: number; tx: number; at: number }> {
+    const rows = await this.db
+      .selectFrom('sync_state')
+      .select(['name', 'value'])
+      .where('name', 'in', ['purged_seq', 'purged_tx', 'purged_at'])
+      .execute();
     const get = (name: string) => Number(rows.find((r) => r.name === name)?.value ?? 0);
-    return { seq: get('purged_seq'), tx: get('purged_tx') };
+    return { seq: get('purged_seq'), tx: get('purged_tx'), at: get('purged_at') };
   }
 
-  /** Removes the changes that happened before `beforeUtc` (inside a transaction), remembering how far it went. */
-  async purge(beforeUtc: string): Promise<number> {
+  /** Removes the changes that happened before `beforeUtc` (inside a transaction), remembering how far it went and when. */
+  async purge(beforeUtc: string, nowMs: number): Promise<number> {
     const top = await this.db
       .selectFrom('changes')
       .select((eb) => [eb.fn.max('seq').as('seq'), eb.fn.max('tx').as('tx'), eb.fn.countAll().as('n')])
@@ -180,20 +187,25 @@ export class ChangeStore {
       .executeTakeFirst();
     const n = Number(top?.n ?? 0);
     if (n === 0) return 0;
-    await this.db.deleteFrom('changes').where('occurred_at', '<', beforeUtc).execute();
+    // (never the newest row: SQLite's next seq follows the highest one there is)
+    const deleted = await this.db
+      .deleteFrom('changes')
+      .where('occurred_at', '<', beforeUtc)
+      .where('seq', '<', (eb) => eb.selectFrom('changes').select((s) => s.fn.max('seq').as('top')))
+      .executeTakeFirst();
     const was = await this.purged();
-    const seq = Math.max(was.seq, Number(top?.seq ?? 0));
-    const tx = Math.max(was.tx, Number(top?.tx ?? 0));
-    await this.db
-      .updateTable('sync_state')
-      .set({ value: String(seq) })
-      .where('name', '=', 'purged_seq')
-      .execute();
-    await this.db
-      .updateTable('sync_state')
-      .set({ value: String(tx) })
-      .where('name', '=', 'purged_tx')
-      .execute();
-    return n;
+    const values = {
+      purged_seq: Math.max(was.seq, Number(top?.seq ?? 0)),
+      purged_tx: Math.max(was.tx, Number(top?.tx ?? 0)),
+      purged_at: nowMs,
+    };
+    for (const [name, value] of Object.entries(values)) {
+      await this.db
+        .updateTable('sync_state')
+        .set({ value: String(value) })
+        .where('name', '=', name)
+        .execute();
+    }
+    return Number(deleted.numDeletedRows);
   }
 }

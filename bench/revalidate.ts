@@ -1,0 +1,203 @@
+/**
+ * `node dist/bench/revalidate.js`: what a poller whose copy is current costs (issue 16's target: a 304
+ * revalidation of the default list and of a single event at ≥ 0.8 of the bare baseline). Per database: a site of
+ * `--events` events (bench/seed.ts), `calendar serve` twice on it (the response cache on, as a user runs it, and
+ * off: `CACHE_MB=0`), and per scenario a bare node:http server sending the same status, headers and bytes
+ * (bench/baseline.ts). Per round and scenario: req/s at `--connections` for the bare server, then the service,
+ * and their ratio (autocannon in its own process, as `npm run bench` measures). The 200s beside the 304s say
+ * what revalidating saves. Anonymous requests, with the ETag a first GET answered.
+ *
+ * Options: --dialects sqlite,postgres --events N (10000) --rounds R (3) --duration S (5) --connections C (64) --out FILE
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import type { DatabaseConfig } from '../src/config/config.js';
+import { openStorage } from '../src/storage/storage.js';
+import type { LoadResult } from './load.js';
+import { type Answer, fetchAnswer, killChildren, load, type Proc, settle, startBaseline, startService } from './pages-measure.js';
+import { type Spread, spread } from './report.js';
+import { seed } from './seed.js';
+import { NS, type RequestSpec } from './traffic.js';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const ROOT = join(here, '../..');
+const { values } = parseArgs({
+  options: Object.fromEntries(['dialects', 'events', 'rounds', 'duration', 'connections', 'out'].map((name) => [name, { type: 'string' as const }])),
+});
+const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/test';
+const o = {
+  dialects: (values.dialects ?? 'sqlite,postgres').split(','),
+  events: Number(values.events ?? 10_000),
+  rounds: Number(values.rounds ?? 3),
+  duration: Number(values.duration ?? 5),
+  connections: Number(values.connections ?? 64),
+};
+
+interface Scenario {
+  id: string;
+  name: string;
+  service: 'normal' | 'nocache';
+  request: RequestSpec;
+  status: number;
+}
+
+process.on('SIGINT', () => {
+  killChildren();
+  process.exit(130);
+});
+
+const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+const results: Record<string, unknown> = {};
+
+for (const dialect of o.dialects) {
+  const dir = mkdtempSync(join(tmpdir(), 'calendar-revalidate-'));
+  const schema = `bench_revalidate_${process.pid}`;
+  let databaseUrl: string;
+  let config: DatabaseConfig;
+  if (dialect === 'sqlite') {
+    config = { dialect: 'sqlite', path: join(dir, 'bench.db') };
+    databaseUrl = `sqlite:${config.path}`;
+  } else {
+    config = { dialect: 'postgres', url: POSTGRES_URL, schema };
+    const url = new URL(POSTGRES_URL);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    databaseUrl = url.toString();
+  }
+  const storage = await openStorage(config);
+  try {
+    await storage.migrate();
+    const seeded = await seed(storage, { events: o.events });
+    await storage.optimize();
+    await storage.close();
+    const services: Record<Scenario['service'], Proc> = {
+      normal: await startService(databaseUrl, {}),
+      nocache: await startService(databaseUrl, { CACHE_MB: '0' }),
+    };
+    const list = `${NS}/events`;
+    const single = `${NS}/events/${seeded.publishedEventId}`;
+    const etags = {
+      list: (await fetchAnswer(services.nocache.base, { method: 'GET', path: list })).headers.etag ?? '',
+      single: (await fetchAnswer(services.nocache.base, { method: 'GET', path: single })).headers.etag ?? '',
+    };
+    const cond = (path: string, etag: string): RequestSpec => ({ method: 'GET', path, headers: { 'if-none-match': etag } });
+    const scenarios: Scenario[] = [
+      { id: 'list-304', name: 'GET /events, If-None-Match (304), cache on', service: 'normal', request: cond(list, etags.list), status: 304 },
+      { id: 'list-200', name: 'GET /events (200), cache on', service: 'normal', request: { method: 'GET', path: list }, status: 200 },
+      {
+        id: 'single-304',
+        name: 'GET /events/<id>, If-None-Match (304), cache on',
+        service: 'normal',
+        request: cond(single, etags.single),
+        status: 304,
+      },
+      { id: 'single-200', name: 'GET /events/<id> (200), cache on', service: 'normal', request: { method: 'GET', path: single }, status: 200 },
+      {
+        id: 'list-304-nocache',
+        name: 'GET /events, If-None-Match (304), CACHE_MB=0',
+        service: 'nocache',
+        request: cond(list, etags.list),
+        status: 304,
+      },
+      {
+        id: 'single-304-nocache',
+        name: 'GET /events/<id>, If-None-Match (304), CACHE_MB=0',
+        service: 'nocache',
+        request: cond(single, etags.single),
+        status: 304,
+      },
+    ];
+    const answers = new Map<string, Answer>();
+    const baselines = new Map<string, Proc>();
+    for (const s of scenarios) {
+      const answer = await fetchAnswer(services[s.service].base, s.request);
+      if (answer.status !== s.status) throw new Error(`${s.id}: ${answer.status}, expected ${s.status}`);
+      answers.set(s.id, answer);
+      baselines.set(s.id, await startBaseline(dir, s.id, s.request, answer));
+    }
+    const runs = new Map<string, { round: number; service: LoadResult; baseline: LoadResult; ratio: number }[]>(scenarios.map((s) => [s.id, []]));
+    for (let round = 1; round <= o.rounds; round++) {
+      for (const s of scenarios) {
+        const base = await load(dir, baselines.get(s.id)!.base, s.request, o.connections, o.duration);
+        const target = await load(dir, services[s.service].base, s.request, o.connections, o.duration);
+        await settle(services[s.service].base);
+        for (const [who, r] of [
+          ['service', target],
+          ['baseline', base],
+        ] as const) {
+          const other = Object.entries(r.statusCodes ?? {}).filter(([code]) => Number(code) !== s.status);
+          if (r.errors + r.timeouts > 0 || other.length > 0) {
+            throw new Error(`${dialect} ${s.id} ${who}: errors ${r.errors}, timeouts ${r.timeouts}, statuses ${JSON.stringify(r.statusCodes)}`);
+          }
+        }
+        const ratio = target.requestsPerSec / base.requestsPerSec;
+        runs.get(s.id)!.push({ round, service: target, baseline: base, ratio });
+        console.log(
+          `[${dialect} r${round}] ${s.id.padEnd(19)} ${fmt(target.requestsPerSec)} req/s p50 ${target.p50} p99 ${target.p99} ms  bare ${fmt(base.requestsPerSec)} req/s  ratio ${ratio.toFixed(3)}${ratio > 1 ? ' !! ABOVE 1: MEASUREMENT ERROR' : ''}`,
+        );
+      }
+    }
+    for (const p of [...Object.values(services), ...baselines.values()]) p.child.kill('SIGTERM');
+    results[dialect] = scenarios.map((s) => {
+      const r = runs.get(s.id)!;
+      const sp = (f: (x: (typeof r)[number]) => number): Spread => spread(r.map(f));
+      return {
+        id: s.id,
+        name: s.name,
+        url: s.request.path,
+        status: s.status,
+        bytes: answers.get(s.id)!.body.length,
+        reqPerSec: sp((x) => x.service.requestsPerSec),
+        baselineReqPerSec: sp((x) => x.baseline.requestsPerSec),
+        ratio: sp((x) => x.ratio),
+        p50Ms: sp((x) => x.service.p50),
+        p99Ms: sp((x) => x.service.p99),
+        runs: r,
+      };
+    });
+    for (const s of results[dialect] as { id: string; reqPerSec: Spread; ratio: Spread }[]) {
+      console.log(
+        `[${dialect}] ${s.id.padEnd(19)} ${fmt(s.reqPerSec.median)} req/s [${fmt(s.reqPerSec.min)}–${fmt(s.reqPerSec.max)}]  ratio ${s.ratio.median.toFixed(2)} [${s.ratio.min.toFixed(2)}–${s.ratio.max.toFixed(2)}]`,
+      );
+    }
+  } finally {
+    killChildren();
+    rmSync(dir, { recursive: true, force: true });
+    if (dialect === 'postgres') {
+      const client = new pg.Client({ connectionString: POSTGRES_URL });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.end();
+    }
+  }
+}
+
+const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+const stamp = new Date().toISOString().slice(0, 19).replace(/:/g, '-');
+const file = values.out ?? join(ROOT, 'bench/measured', `revalidate-${stamp}-${o.dialects.join('-')}.json`);
+writeFileSync(
+  file,
+  `${JSON.stringify(
+    {
+      date: new Date().toISOString(),
+      command: `node dist/bench/revalidate.js --dialects ${o.dialects.join(',')} --events ${o.events} --rounds ${o.rounds} --duration ${o.duration} --connections ${o.connections}`,
+      git: { commit: git('rev-parse', 'HEAD'), dirty: git('status', '--porcelain', '--untracked-files=no') !== '' },
+      machine: {
+        cores: cpus().length,
+        memoryGb: Math.round(totalmem() / 2 ** 30),
+        os: `linux ${release()}`,
+        node: process.version,
+        loadAverageAfter: loadavg(),
+      },
+      options: o,
+      results,
+    },
+    null,
+    2,
+  )}\n`,
+);
+console.log(`results: ${file}`);
