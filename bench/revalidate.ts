@@ -80,10 +80,10 @@ for (const dialect of o.dialects) {
     };
     const list = `${NS}/events`;
     const single = `${NS}/events/${seeded.publishedEventId}`;
-    const etags = {
-      list: (await fetchAnswer(services.nocache.base, { method: 'GET', path: list })).headers.etag ?? '',
-      single: (await fetchAnswer(services.nocache.base, { method: 'GET', path: single })).headers.etag ?? '',
-    };
+    // each service's own tag: their bodies differ (the URLs they emit name their own port)
+    const etagOf = async (service: Proc, path: string) => (await fetchAnswer(service.base, { method: 'GET', path })).headers.etag ?? '';
+    const etags = { list: await etagOf(services.normal, list), single: await etagOf(services.normal, single) };
+    const uncachedEtags = { list: await etagOf(services.nocache, list), single: await etagOf(services.nocache, single) };
     const cond = (path: string, etag: string): RequestSpec => ({ method: 'GET', path, headers: { 'if-none-match': etag } });
     const scenarios: Scenario[] = [
       { id: 'list-304', name: 'GET /events, If-None-Match (304), cache on', service: 'normal', request: cond(list, etags.list), status: 304 },
@@ -100,14 +100,14 @@ for (const dialect of o.dialects) {
         id: 'list-304-nocache',
         name: 'GET /events, If-None-Match (304), CACHE_MB=0',
         service: 'nocache',
-        request: cond(list, etags.list),
+        request: cond(list, uncachedEtags.list),
         status: 304,
       },
       {
         id: 'single-304-nocache',
         name: 'GET /events/<id>, If-None-Match (304), CACHE_MB=0',
         service: 'nocache',
-        request: cond(single, etags.single),
+        request: cond(single, uncachedEtags.single),
         status: 304,
       },
     ];

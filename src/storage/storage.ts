@@ -66,12 +66,12 @@ export class Storage {
   async transaction<T>(fn: (tx: Storage) => Promise<T>): Promise<T> {
     if (this.inTransaction) return fn(this);
     try {
-      return await this.dialect.writeTransaction(async (trx) => {
-        const tx = new Storage(this.dialect, trx, true);
-        const result = await fn(tx);
-        await tx.changes.flush();
-        return result;
-      });
+      let tx: Storage | undefined;
+      return await this.dialect.writeTransaction(
+        (trx) => fn((tx = new Storage(this.dialect, trx, true))),
+        // the change log's rows, written last (on PostgreSQL with the COMMIT, in its round trip)
+        () => tx?.changes.takeInsertSql(),
+      );
     } catch (error) {
       throw this.dialect.translateError(error);
     }

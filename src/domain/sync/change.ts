@@ -6,7 +6,8 @@
 export const RESOURCE_TYPES = ['event', 'venue', 'organizer', 'category', 'tag'] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
-export type ChangeOp = 'create' | 'update' | 'trash' | 'restore' | 'delete';
+export const CHANGE_OPS = ['create', 'update', 'trash', 'restore', 'delete'] as const;
+export type ChangeOp = (typeof CHANGE_OPS)[number];
 
 /** One resource's last change in a range of the log. */
 export interface ChangedResource {

@@ -83,8 +83,12 @@ export interface Dialect {
   readonly lowerFunction: string;
   /** Great-circle distance in km between two points given as SQL expressions and numbers. */
   distanceKm(lat: Expression<number | null>, lng: Expression<number | null>, toLat: number, toLng: number): RawBuilder<number>;
-  /** Runs `fn` in a write transaction that takes the write lock up front (no lock-upgrade deadlocks). */
-  writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in a write transaction that takes the write lock up front (no lock-upgrade deadlocks). `last`
+   * gives SQL without parameters (literals the caller made safe) to run after `fn`, before the commit: on
+   * PostgreSQL it goes with the COMMIT in one round trip (the change log's rows, which every write has).
+   */
+  writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>, last?: () => string | undefined): Promise<T>;
   /**
    * Inside a write transaction: waits until no other transaction holds the named lock, and holds it until this
    * one ends (PostgreSQL advisory locks; SQLite's write transactions are already one at a time).

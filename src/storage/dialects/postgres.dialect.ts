@@ -40,7 +40,9 @@ function prepareStatements(client: pg.PoolClient): void {
   const original = client.query.bind(client) as (...args: unknown[]) => unknown;
   const named = new Set<string>();
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
-    if (typeof config === 'string' && Array.isArray(values) && /^\s*(select|insert|update|delete|with)\b/i.test(config)) {
+    // (statements without parameters are left alone: they may be several in one message — the change log's
+    // rows with the COMMIT — which the simple query protocol takes and a prepared statement does not)
+    if (typeof config === 'string' && Array.isArray(values) && values.length > 0 && /^\s*(select|insert|update|delete|with)\b/i.test(config)) {
       const name = `k${createHash('sha1').update(config).digest('base64url').slice(0, 20)}`;
       if (named.has(name) || named.size < NAMED_PER_CONNECTION) {
         named.add(name);
@@ -131,8 +133,24 @@ export class PostgresDialect implements Dialect {
     return sql<number>`(2 * 6371.0088 * asin(least(1, sqrt(power(sin(radians(${lat} - ${lat0}) / 2), 2) + cos(radians(${lat0})) * cos(radians(${lat})) * power(sin(radians(${lng} - ${lng0}) / 2), 2)))))`;
   }
 
-  writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute(fn);
+  /**
+   * BEGIN … COMMIT on one connection, as Kysely's transactions do, but with `last` sent in the COMMIT's round
+   * trip: a statement list without parameters goes by the simple query protocol, in one message; an error in
+   * it skips the COMMIT, and the transaction is rolled back.
+   */
+  writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>, last?: () => string | undefined): Promise<T> {
+    return this.db.connection().execute(async (conn) => {
+      await sql`begin`.execute(conn);
+      try {
+        const result = await fn(conn);
+        const tail = last?.();
+        await sql.raw(tail ? `${tail}; commit` : 'commit').execute(conn);
+        return result;
+      } catch (error) {
+        await sql`rollback`.execute(conn).catch(() => undefined);
+        throw error;
+      }
+    });
   }
 
   /**

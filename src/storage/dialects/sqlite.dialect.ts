@@ -194,9 +194,16 @@ export class SqliteDialect implements Dialect {
    * version), so one commit for several of them writes far less than one each. Nobody hears of success before
    * the commit that holds their writes has returned.
    */
-  writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>, last?: () => string | undefined): Promise<T> {
+    // (SQLite's statements cost no round trip: `last` simply runs after `fn`)
+    const job = async (trx: Kysely<Database>) => {
+      const result = await fn(trx);
+      const tail = last?.();
+      if (tail) await sql.raw(tail).execute(trx);
+      return result;
+    };
     return new Promise<T>((resolve, reject) => {
-      this.pendingWrites.push({ fn: fn as PendingWrite['fn'], resolve: resolve as PendingWrite['resolve'], reject });
+      this.pendingWrites.push({ fn: job as PendingWrite['fn'], resolve: resolve as PendingWrite['resolve'], reject });
       if (!this.writing) void this.writeRounds();
     });
   }

@@ -4,7 +4,7 @@
  * write leaves nothing. Outside a transaction a note is written at once.
  */
 import { type Kysely, type SqlBool, sql } from 'kysely';
-import type { ChangedResource, ChangeOp, EmbeddedIn, ResourceType } from '../../domain/sync/change.js';
+import { CHANGE_OPS, type ChangedResource, type ChangeOp, type EmbeddedIn, RESOURCE_TYPES, type ResourceType } from '../../domain/sync/change.js';
 import { formatUtcMs } from '../../time/zones.js';
 import type { Database } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
@@ -66,7 +66,25 @@ export class ChangeStore {
     for (const r of rows) await this.note('event', Number(r.id), 'update');
   }
 
-  /** Writes what was noted (the transaction calls it last). */
+  /**
+   * What was noted, as one `insert` without parameters (the transaction sends it last, with its COMMIT where it
+   * can), and forgets it. Every value is one this store made: a type and an operation of their fixed lists, an
+   * integer id, a stamp of digits — checked again here, since they are written into the statement.
+   */
+  takeInsertSql(): string | undefined {
+    if (this.notes.size === 0) return undefined;
+    const at = formatUtcMs(this.clock());
+    const rows = [...this.notes.values()].map((n) => {
+      if (!RESOURCE_TYPES.includes(n.type) || !CHANGE_OPS.includes(n.op) || !Number.isSafeInteger(n.id) || !/^[\d :-]{19}$/.test(at)) {
+        throw new Error(`a change that cannot be written: ${JSON.stringify(n)} at ${at}`);
+      }
+      return `('${n.type}', ${n.id}, '${n.op}', '${at}')`;
+    });
+    this.notes.clear();
+    return `insert into changes (resource_type, resource_id, op, occurred_at) values ${rows.join(', ')}`;
+  }
+
+  /** Writes what was noted now (outside a transaction, or before the end of one). */
   async flush(): Promise<void> {
     if (this.notes.size === 0) return;
     const at = formatUtcMs(this.clock());
