@@ -72,7 +72,10 @@ async function follow(base: string, token: string): Promise<{ run: SyncRun; toke
     if (body.next_sync_token) {
       const ms = performance.now() - t0;
       pageMs.sort((a, b) => a - b);
-      return { run: { ms, pages: pageMs.length, objects, tombstones, pageP50Ms: pageMs[Math.floor(pageMs.length / 2)] }, token: body.next_sync_token };
+      return {
+        run: { ms, pages: pageMs.length, objects, tombstones, pageP50Ms: pageMs[Math.floor(pageMs.length / 2)] },
+        token: body.next_sync_token,
+      };
     }
     query = `page_token=${encodeURIComponent(body.next_page_token ?? '')}&per_page=${o.perPage}`;
   }
@@ -86,7 +89,11 @@ async function changeEveryEvent(storage: Storage, round: number): Promise<number
     await sql`insert into changes (resource_type, resource_id, op, occurred_at)
       select 'event', post_id, 'update', ${at} from events where kind <> 'occurrence'`.execute(tx.db);
   });
-  const row = await storage.db.selectFrom('events').select((eb) => eb.fn.countAll().as('n')).where('kind', '<>', 'occurrence').executeTakeFirstOrThrow();
+  const row = await storage.db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('kind', '<>', 'occurrence')
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -173,7 +180,13 @@ writeFileSync(
       date: new Date().toISOString(),
       command: `node dist/bench/sync.js --dialects ${o.dialects.join(',')} --events ${o.events} --per-page ${o.perPage} --rounds ${o.rounds}`,
       git: { commit: git('rev-parse', 'HEAD'), dirty: git('status', '--porcelain', '--untracked-files=no') !== '' },
-      machine: { cores: cpus().length, memoryGb: Math.round(totalmem() / 2 ** 30), os: `linux ${release()}`, node: process.version, loadAverageAfter: loadavg() },
+      machine: {
+        cores: cpus().length,
+        memoryGb: Math.round(totalmem() / 2 ** 30),
+        os: `linux ${release()}`,
+        node: process.version,
+        loadAverageAfter: loadavg(),
+      },
       options: o,
       results,
     },

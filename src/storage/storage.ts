@@ -68,7 +68,10 @@ export class Storage {
     try {
       let tx: Storage | undefined;
       return await this.dialect.writeTransaction(
-        (trx) => fn((tx = new Storage(this.dialect, trx, true))),
+        (trx) => {
+          tx = new Storage(this.dialect, trx, true);
+          return fn(tx);
+        },
         // the change log's rows, written last (on PostgreSQL with the COMMIT, in its round trip)
         () => tx?.changes.takeInsertSql(),
       );
