@@ -15,6 +15,7 @@ import { icalUids } from './0008-ical-uids.migration.js';
 import { imports } from './0009-imports.migration.js';
 import { nameLookups } from './0010-name-lookups.migration.js';
 import { importMap } from './0011-import-map.migration.js';
+import { itemVersions } from './0013-item-versions.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -33,6 +34,8 @@ export const MIGRATIONS: readonly Migration[] = [
   imports,
   nameLookups,
   importMap,
+  // (0012 is the change log's)
+  itemVersions,
 ];
 
 /** Applies the pending migrations; returns the names applied. */
