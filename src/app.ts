@@ -188,7 +188,7 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
 
   registerEnvelope(app);
 
-  registry.mount(app, services, urls, (path) => Object.values(describeRoutes(registry, urls, path))[0]);
+  registry.mount(app, services, urls, (path) => Object.values(describeRoutes(registry, urls, path))[0], { requireIfMatch: config.requireIfMatch });
   registerServiceRoutes(app, services, registry, urls, { name: config.siteName, description: config.siteDescription, timezone: config.siteTimezone });
   if (config.wpPaths) registerWordPressRoutes(app, registry, urls, config);
   if (config.pages) registerPages(app, config, urls);

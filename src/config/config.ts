@@ -59,6 +59,8 @@ export interface Config {
   readonly pagesDefaultView: 'list' | 'month';
   /** Sites allowed to frame `/events/embed` (CSP `frame-ancestors`): origins, or `['*']` for any. */
   readonly embedOrigins: readonly string[];
+  /** Writes of an existing item must carry If-Match or If-Unmodified-Since (else 428). */
+  readonly requireIfMatch: boolean;
 }
 
 /**
@@ -209,6 +211,12 @@ export const VARIABLES: readonly VariableDoc[] = [
     default: '*',
     description:
       'Sites that may show `/events/embed` in an iframe (CSP `frame-ancestors`): a comma-separated list of origins, `*` for any, or `none`.',
+  },
+  {
+    name: 'REQUIRE_IF_MATCH',
+    default: 'off',
+    description:
+      '`on`: an update or delete of an existing event, venue, organizer, category or tag must be conditional — `If-Match` with the ETag last read, or `If-Unmodified-Since` — else it answers 428 `precondition-required` (creates are not affected).',
   },
 ];
 
@@ -411,6 +419,7 @@ export function loadConfig(env: Env): Config {
     pages: onOff(env, 'PAGES', true),
     pagesDefaultView,
     embedOrigins,
+    requireIfMatch: onOff(env, 'REQUIRE_IF_MATCH', false),
   });
 }
 

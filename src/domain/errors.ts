@@ -87,6 +87,20 @@ export const errors = {
   badRequest: (message: string) => new ApiError('rest_bad_request', 400, message),
   callbackInvalid: () => new ApiError('rest_callback_invalid', 400, 'Invalid JSONP callback function.'),
 
+  // --- conditional requests (RFC 9110 §13, RFC 6585 §3; FEATURES.md §2.3) ---
+  preconditionFailed: () =>
+    new ApiError(
+      'precondition-failed',
+      412,
+      'The item has changed since the version the request names (If-Match or If-Unmodified-Since), or it does not exist: read it again, then send the write with its new ETag.',
+    ),
+  preconditionRequired: () =>
+    new ApiError(
+      'precondition-required',
+      428,
+      'Writes of an existing item must be conditional here: send If-Match with the ETag of the item as last read (or If-Unmodified-Since).',
+    ),
+
   // --- authentication (ours; DECISIONS.md) ---
   incorrectPassword: () => new ApiError('incorrect_password', 401, 'The provided login or application password is incorrect.'),
   unsupportedAuthorization: () =>

@@ -41,8 +41,36 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'The caller may not do this, or may not read this item (`rest_forbidden`, `*-not-accessible`).',
   404: 'No such route, item, or page (`rest_no_route`, `rest-event-not-found`, `*-archive-page-not-found`).',
   410: 'The item is already in the trash (`*-is-in-trash`).',
+  412: 'A condition sent does not hold (`precondition-failed`): the item changed since the ETag in If-Match (or since If-Unmodified-Since), or it does not exist. Nothing was written.',
   413: 'The body is larger than BODY_LIMIT (`rest_payload_too_large`).',
   415: 'The body is neither JSON nor form-encoded (`rest_unsupported_media_type`).',
+  428: 'REQUIRE_IF_MATCH is on and the write of an existing item carries neither If-Match nor If-Unmodified-Since (`precondition-required`).',
+};
+
+/** The request headers of a conditional write (RFC 9110 §13.1.1, §13.1.4), as components. */
+const CONDITION_PARAMETERS: Json = {
+  IfMatch: {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description:
+      'Write only if the item is unchanged: the ETag of its last read (`GET` of the item, as this caller), or `*` for "any, as long as it exists". Compared strongly: a weak tag (`W/"…"`) never matches. A mismatch answers 412 and writes nothing.',
+    schema: { type: 'string' },
+  },
+  IfUnmodifiedSince: {
+    name: 'If-Unmodified-Since',
+    in: 'header',
+    required: false,
+    description:
+      'Without If-Match: write only if the item (or what it embeds) was not modified after this HTTP date (its Last-Modified); otherwise 412. To the second: If-Match is the safer condition.',
+    schema: { type: 'string' },
+  },
+};
+
+/** What a write answers beside its body: the ETag the item's next read sends this caller (a component). */
+const ETAG_HEADER: Json = {
+  description: 'The ETag a GET of the item answers this caller now (absent when that GET would not answer 200, e.g. after a move to the trash).',
+  schema: { type: 'string' },
 };
 
 /**
@@ -144,13 +172,16 @@ function operation(method: HttpMethod, spec: RouteSpec): Json {
       },
     };
   }
+  const conditional = spec.item !== undefined && method !== 'GET';
+  if (conditional) parameters.push(...Object.keys(CONDITION_PARAMETERS).map((name) => ({ $ref: `#/components/parameters/${name}` })));
   const responses: Json = {};
   for (const [status, schema] of Object.entries(spec.responses ?? {})) {
     responses[status] = jsonResponse(STATUS_TEXT[Number(status)] ?? 'OK', toOpenApiSchema(schema, false, true));
+    if (conditional) responses[status].headers = { ETag: { $ref: '#/components/headers/ETag' } };
   }
   if (Object.keys(responses).length === 0) responses['200'] = jsonResponse('OK', { type: 'object', additionalProperties: true });
   const error = { $ref: '#/components/schemas/Error' };
-  const errorStatuses = new Set<number>([400, 401, ...(spec.errors ?? [])]);
+  const errorStatuses = new Set<number>([400, 401, ...(spec.errors ?? []), ...(conditional ? [412, 428] : [])]);
   if (method === 'POST' || method === 'PUT' || method === 'PATCH') {
     errorStatuses.add(413);
     errorStatuses.add(415);
@@ -209,6 +240,8 @@ export function buildOpenApiDocument(registry: RouteRegistry, options: DocumentO
     components: {
       schemas,
       requestBodies,
+      parameters: CONDITION_PARAMETERS,
+      headers: { ETag: ETAG_HEADER },
       securitySchemes: { applicationPassword: { type: 'http', scheme: 'basic', description: 'A login and an application password.' } },
     },
     servers: [{ url: options.serverUrl }],

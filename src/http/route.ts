@@ -9,6 +9,7 @@ import type { Actor } from '../domain/actor.js';
 import { isAuthenticated } from '../domain/actor.js';
 import { errors } from '../domain/errors.js';
 import type { Services } from '../domain/services.js';
+import { ifMatchHolds, type WriteConditions, writeConditions } from './conditional.js';
 import { filterFields, parseFields } from './fields.js';
 import { type Args, type Resolved, resolveArgs } from './params.js';
 import { NAMESPACE, type Urls } from './urls.js';
@@ -29,6 +30,29 @@ export interface RouteContext<R = Readonly<Record<string, unknown>>> {
   readonly sent: Readonly<Record<string, unknown>>;
   /** Whether the request body (not the path or query) has this field: by-slug renames, tags' `parent`. */
   bodyHas(name: string): boolean;
+  /**
+   * A conditional write's (If-Match or If-Unmodified-Since held, see RouteSpec.item): the version of the item
+   * the condition was checked against, which the service's write must find unchanged. Undefined otherwise.
+   */
+  readonly ifVersion: number | undefined;
+}
+
+/** What an item lookup gets: the caller, and the path's parameters as sent. */
+export interface ItemContext {
+  readonly actor: Actor;
+  readonly services: Services;
+  readonly urls: Urls;
+  readonly params: Readonly<Record<string, string>>;
+}
+
+/** The item a write route names, as a GET of it answers this caller now (conditional requests). */
+export interface ItemState {
+  /** The ETag of that GET; undefined when it is not a 200 (the caller may not read the item, or it is in the trash). */
+  readonly etag: string | undefined;
+  /** Its Last-Modified, in ms. */
+  readonly modifiedMs: number;
+  /** The version of its row when it was read (read before anything else of it). */
+  readonly version: number;
 }
 
 export interface RouteResponse {
@@ -58,6 +82,12 @@ export interface RouteSpec<A extends Args = Args> {
    * the `Allow` header, which lists only those. Absent: anyone may.
    */
   readonly allowed?: (actor: Actor, params: Readonly<Record<string, string>>, services: Services) => boolean | Promise<boolean>;
+  /**
+   * Writes of an item (FEATURES.md §2.3): the item the path names as its GET answers the caller now, undefined
+   * when there is none. Declared, `If-Match` and `If-Unmodified-Since` count on the route's writes (412 when they
+   * do not hold, 428 under REQUIRE_IF_MATCH when neither is sent), and the handler gets `ifVersion`.
+   */
+  readonly item?: (ctx: ItemContext) => Promise<ItemState | undefined>;
   readonly handler: (ctx: RouteContext<Resolved<A>>) => Promise<RouteResponse>;
 }
 
@@ -104,7 +134,14 @@ export class RouteRegistry {
    * into another method, as in WordPress), runs the argument rules, the permission check and the handler,
    * applies `_fields`, and sends `Allow`. OPTIONS answers with the route's description.
    */
-  mount(app: FastifyInstance, services: Services, urls: Urls, describe: (path: string) => unknown): void {
+  mount(
+    app: FastifyInstance,
+    services: Services,
+    urls: Urls,
+    describe: (path: string) => unknown,
+    /** REQUIRE_IF_MATCH: writes of an existing item without a condition answer 428. */
+    options: { requireIfMatch?: boolean } = {},
+  ): void {
     for (const [path, specs] of this.byPath()) {
       const byMethod = new Map<string, RouteSpec>();
       for (const spec of specs) for (const m of spec.methods) byMethod.set(m, spec);
@@ -131,17 +168,21 @@ export class RouteRegistry {
           if (!spec) throw errors.noRoute();
           const query = (request.query ?? {}) as Record<string, unknown>;
           const body = bodyObject(request.body);
-          const args = await resolveArgs(
-            spec.args,
-            { path: (request.params ?? {}) as Record<string, unknown>, body, query },
-            services,
-            request.actor,
-          );
           const actor = request.actor;
+          const params = (request.params ?? {}) as Record<string, string>;
+          const conditional = spec.item !== undefined && method !== 'GET';
+          const conditions = conditional ? writeConditions(request.headers) : undefined;
+          const itemContext: ItemContext = { actor, services, urls, params };
+          const args = await resolveArgs(spec.args, { path: params, body, query }, services, actor).catch(async (error: unknown) => {
+            // a path that names no item (an unknown id or slug is an invalid argument) fails If-Match (RFC 9110 §13.1.1)
+            if (conditions?.ifMatch !== undefined && (await spec.item?.(itemContext)) === undefined) throw errors.preconditionFailed();
+            throw error;
+          });
           if (spec.permission && !spec.permission(actor, args)) throw errors.forbidden(isAuthenticated(actor));
+          const ifVersion = conditional && (conditions || options.requireIfMatch) ? await precondition(spec, conditions, itemContext) : undefined;
           const sent = { ...query, ...body };
           const bodyHas = (name: string) => body !== undefined && Object.hasOwn(body, name);
-          const result = await spec.handler({ args, actor, services, urls, request, spec, sent, bodyHas });
+          const result = await spec.handler({ args, actor, services, urls, request, spec, sent, bodyHas, ifVersion });
           reply.code(result.status ?? 200);
           reply.header('Allow', await allow(request));
           if (result.headers) for (const [k, v] of Object.entries(result.headers)) reply.header(k, v);
@@ -159,6 +200,28 @@ export class RouteRegistry {
       });
     }
   }
+}
+
+/**
+ * A write's conditions (RFC 9110 §13.2.2), after its arguments and permission: a caller who may not write gets
+ * that answer, not a verdict on the condition; an item that does not exist fails If-Match (else the write
+ * answers as without conditions); If-Match holds when one of its tags is the item's ETag now (strong comparison)
+ * or is `*`; If-Unmodified-Since, when there is no If-Match, when the item was not modified after it; neither
+ * sent is a 428 under REQUIRE_IF_MATCH. Answers the version the write must find unchanged.
+ */
+async function precondition(spec: RouteSpec, conditions: WriteConditions | undefined, ctx: ItemContext): Promise<number | undefined> {
+  if (spec.allowed && !(await spec.allowed(ctx.actor, ctx.params, ctx.services))) throw errors.forbidden(isAuthenticated(ctx.actor));
+  const current = await spec.item?.(ctx);
+  if (!current) {
+    if (conditions?.ifMatch !== undefined) throw errors.preconditionFailed();
+    return undefined;
+  }
+  if (conditions?.ifMatch !== undefined) {
+    if (!ifMatchHolds(conditions.ifMatch, current.etag, true)) throw errors.preconditionFailed();
+  } else if (conditions?.ifUnmodifiedSince !== undefined) {
+    if (current.modifiedMs > conditions.ifUnmodifiedSince) throw errors.preconditionFailed();
+  } else throw errors.preconditionRequired();
+  return current.version;
 }
 
 /** POST with `_method` or `X-HTTP-Method-Override` acts as that method; HEAD runs the GET route. */

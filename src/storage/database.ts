@@ -54,6 +54,8 @@ export interface PostsTable {
   modified_utc: string;
   /** JSON array of the global ids it was imported with (migration 0011); null for what was made here. */
   global_id_lineage: string | null;
+  /** Moved on by every write of the row: what a conditional write must find unchanged (migration 0013). */
+  version: Generated<number>;
 }
 
 export interface EventsTable {
@@ -175,6 +177,8 @@ export interface TermsTable {
   count: Generated<number>;
   created_at: string;
   modified_at: string;
+  /** Moved on by every write of the term's own fields (not its count): see PostsTable.version (migration 0013). */
+  version: Generated<number>;
 }
 
 export interface TermRelationshipsTable {

@@ -279,7 +279,7 @@ describe('protocol details', () => {
     assert.equal(res.headers['x-content-type-options'], 'nosniff');
     assert.equal(res.headers.link, `<${PUBLIC_URL}/>; rel="https://api.w.org/"`);
     assert.equal(res.headers['x-robots-tag'], 'noindex');
-    assert.equal(res.headers['cache-control'], undefined, 'anonymous answers may be cached');
+    assert.equal(res.headers['cache-control'], 'public, max-age=0, must-revalidate', 'anonymous answers may be kept, and revalidated (ETag)');
     assert.equal((await t.get('/nowhere')).headers['x-robots-tag'], 'noindex', 'errors too');
     for (const as of ['subscriber', 'administrator'] as const) {
       const logged = await t.get('/tags', { as });

@@ -14,7 +14,7 @@ import { errors } from '../errors.js';
 import type { OrganizerRecord, VenueRecord } from '../linked/linked.js';
 import type { LinkedService, LinkedView } from '../linked/linked.service.js';
 import { can, canReadPost } from '../policies.js';
-import { type PostKind, PostWriter } from '../posts/post-writer.js';
+import { type PostKind, PostWriter, type VersionGuard } from '../posts/post-writer.js';
 import { assertMayWrite, postStamp, resolveImageRecord, retryOnConflict } from '../posts/post-writes.js';
 import type { Term } from '../terms/term.js';
 import { resolveTerms, type TermService } from '../terms/term.service.js';
@@ -189,6 +189,22 @@ export class EventService {
   private assertReadable(actor: Actor, record: EventRecord): void {
     if (record.status === 'trash') throw errors.eventNoLongerAvailable();
     if (!canReadPost(actor, record)) throw errors.eventNotAccessible();
+  }
+
+  /** Whether a single read of the event answers this caller with it (get, getBySlug). */
+  readable(actor: Actor, record: EventRecord): boolean {
+    return record.status !== 'trash' && canReadPost(actor, record);
+  }
+
+  /**
+   * The event as a conditional write checks it (FEATURES.md §2.3): its record — read first, so that its version
+   * is never newer than what the view shows — and its view when a single read answers this caller with it.
+   * Undefined when no event has this id.
+   */
+  async item(actor: Actor, id: number): Promise<{ record: EventRecord; view: EventView | undefined } | undefined> {
+    const record = await this.storage.events.find(id);
+    if (!record) return undefined;
+    return { record, view: this.readable(actor, record) ? (await this.views([record], actor))[0] : undefined };
   }
 
   /**
@@ -541,7 +557,12 @@ export class EventService {
    * exception overrode; a new rule or new times keep the ids of instances that remain). An occurrence: that
    * occurrence alone, which becomes an exception.
    */
-  async update(actor: Actor, id: number, input: EventInput): Promise<EventView> {
+  async update(actor: Actor, id: number, input: EventInput, ifVersion?: number): Promise<EventView> {
+    return this.write(actor, id, input, ifVersion === undefined ? undefined : { id, version: ifVersion });
+  }
+
+  /** An update (see update) under a conditional write's guard, which may name another post (see split). */
+  private async write(actor: Actor, id: number, input: EventInput, guard: VersionGuard | undefined): Promise<EventView> {
     let termsBefore: number[] = [];
     let removed: number[] | undefined;
     await this.writer.update(
@@ -592,7 +613,7 @@ export class EventService {
         );
       },
       // an occurrence's slug is its series'
-      { keepSlug: (current) => current.kind === 'occurrence' },
+      { keepSlug: (current) => current.kind === 'occurrence', guard },
     );
     const view = await this.view(id, actor);
     return removed ? { ...view, removedOccurrences: removed } : view;
@@ -650,7 +671,7 @@ export class EventService {
    * changes starts there, taking over the later occurrences with their ids. At the first occurrence it is an
    * update of the whole series. Answers with the new series and whether one was created.
    */
-  async split(actor: Actor, id: number, input: EventInput): Promise<{ view: EventView; created: boolean }> {
+  async split(actor: Actor, id: number, input: EventInput, ifVersion?: number): Promise<{ view: EventView; created: boolean }> {
     const occurrence = await this.storage.events.find(id);
     if (!occurrence) {
       if ((await this.storage.series.occurrence(id))?.state === 'gone') throw errors.eventOccurrenceGone(id);
@@ -662,12 +683,15 @@ export class EventService {
     assertMayWrite(actor, input);
     const row = await this.storage.series.occurrence(id);
     const first = (await this.storage.series.occurrencesOf(seriesId))[0];
-    if (!row || first?.id === id) return { view: await this.update(actor, seriesId, input), created: false };
+    // a conditional split is conditional on the occurrence named, whichever rows it then writes
+    const guard = ifVersion === undefined ? undefined : { id, version: ifVersion };
+    if (!row || first?.id === id) return { view: await this.write(actor, seriesId, input, guard), created: false };
     if (input.recurrence !== undefined) throw errors.invalidParam('recurrence', 'Invalid parameter(s): recurrence (a split keeps the rule).');
     const nowMs = this.clock();
     const record = await retryOnConflict(() =>
       this.storage.transaction(async (tx) => {
         await tx.lock(`series:${seriesId}`);
+        if (guard && !(await tx.posts.claim(guard.id, guard.version))) throw errors.preconditionFailed();
         const master = await tx.events.find(seriesId);
         if (!master) throw errors.eventNotFound(seriesId);
         const frame = frameOf(master, this.siteZone);
@@ -776,7 +800,7 @@ export class EventService {
    * Moves the event to the trash and answers with it as trashed; it keeps its links (a restored event has
    * them). An occurrence is cancelled (its series goes on); a series' master takes its occurrences along.
    */
-  async remove(actor: Actor, id: number): Promise<EventView> {
+  async remove(actor: Actor, id: number, ifVersion?: number): Promise<EventView> {
     await this.writer.trash(
       actor,
       id,
@@ -789,6 +813,7 @@ export class EventService {
         if (current.kind === 'occurrence') await tx.series.setState([id], 'cancelled');
         if (current.kind === 'series') await tx.series.follow(id, await tx.series.occurrencesOf(id));
       },
+      ifVersion,
     );
     return this.view(id, actor);
   }

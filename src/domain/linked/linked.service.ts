@@ -71,8 +71,23 @@ export class LinkedService<T extends LinkedType> {
   async get(actor: Actor, id: number): Promise<LinkedView<RecordOf<T>>> {
     const record = (await this.store().find(id)) as RecordOf<T> | undefined;
     if (!record) throw errors.invalidParam('id');
-    if (!canReadPost(actor, record)) throw errors.linkedNotAccessible(this.kind.type);
+    if (!this.readable(actor, record)) throw errors.linkedNotAccessible(this.kind.type);
     return (await this.views([record]))[0];
+  }
+
+  /** Whether a single read answers this caller with the record (get). */
+  readable(actor: Actor, record: RecordOf<T>): boolean {
+    return canReadPost(actor, record);
+  }
+
+  /**
+   * The record as a conditional write checks it (see EventService.item): the record, read first, and its view
+   * when a single read answers this caller with it; undefined when there is none of this kind with this id.
+   */
+  async item(actor: Actor, id: number): Promise<{ record: RecordOf<T>; view: LinkedView<RecordOf<T>> | undefined } | undefined> {
+    const record = (await this.store().find(id)) as RecordOf<T> | undefined;
+    if (!record) return undefined;
+    return { record, view: this.readable(actor, record) ? (await this.views([record]))[0] : undefined };
   }
 
   async views(records: readonly RecordOf<T>[]): Promise<LinkedView<RecordOf<T>>[]> {
@@ -152,7 +167,8 @@ export class LinkedService<T extends LinkedType> {
     return this.writer.insert(tx, actor, { ...input, title: name }, nowMs, async () => this.details(input, undefined, true) as DetailsRecordOf<T>);
   }
 
-  async update(actor: Actor, id: number, input: LinkedInput<T>): Promise<LinkedView<RecordOf<T>>> {
+  /** `ifVersion`: a conditional write's (see VersionGuard). */
+  async update(actor: Actor, id: number, input: LinkedInput<T>, ifVersion?: number): Promise<LinkedView<RecordOf<T>>> {
     await this.writer.update(
       actor,
       id,
@@ -163,16 +179,23 @@ export class LinkedService<T extends LinkedType> {
         await tx.changes.noteEventsEmbedding(this.kind.type, id);
         if (status === 'trash' && current.status !== 'trash') await tx.events.unlink(this.kind.type, id);
       },
+      { guard: ifVersion === undefined ? undefined : { id, version: ifVersion } },
     );
     return this.view(id);
   }
 
-  /** Moves to the trash and takes it off every event. */
-  async remove(actor: Actor, id: number): Promise<LinkedView<RecordOf<T>>> {
-    await this.writer.trash(actor, id, async (tx) => {
-      await tx.changes.noteEventsEmbedding(this.kind.type, id);
-      await tx.events.unlink(this.kind.type, id);
-    });
+  /** Moves to the trash and takes it off every event. `ifVersion`: a conditional write's (see VersionGuard). */
+  async remove(actor: Actor, id: number, ifVersion?: number): Promise<LinkedView<RecordOf<T>>> {
+    await this.writer.trash(
+      actor,
+      id,
+      async (tx) => {
+        await tx.changes.noteEventsEmbedding(this.kind.type, id);
+        await tx.events.unlink(this.kind.type, id);
+      },
+      undefined,
+      ifVersion,
+    );
     return this.view(id);
   }
 

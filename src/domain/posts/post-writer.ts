@@ -20,7 +20,8 @@ export interface PostKindStore<R extends PostRecord, D> {
   insert(post: PostFields, details: D): Promise<number>;
   /** Where a kind's stored record may differ from what was written (converted columns): insert, answering with it. */
   insertRecord?(post: PostFields, details: D): Promise<R>;
-  update(id: number, post: PostPatch, details: Partial<D>): Promise<void>;
+  /** Writes a post; its version moves on. `ifVersion`: only while it is at that version (else false, nothing written). */
+  update(id: number, post: PostPatch, details: Partial<D>, ifVersion?: number): Promise<boolean>;
   /** Which of these slugs posts of this kind with one of these statuses already have. */
   takenSlugs(candidates: readonly string[], statuses: readonly string[], excludeId?: number): Promise<Set<string>>;
 }
@@ -42,6 +43,22 @@ export interface WriteContext {
   readonly now: Stamp;
   /** The status the post has after this write. */
   readonly status: string;
+}
+
+/**
+ * A conditional write's condition (FEATURES.md §2.3): the post whose version it was checked against, and that
+ * version. The write happens only while the post is still at it, else it is refused with 412 and nothing of it
+ * stays: the written post's own UPDATE carries the condition; another post's row (an occurrence whose split
+ * rewrites its series) is claimed first, which also holds off its other writers until the commit.
+ */
+export interface VersionGuard {
+  readonly id: number;
+  readonly version: number;
+}
+
+/** Refuses a conditional write whose post moved on (see VersionGuard). */
+export function assertVersion(guard: VersionGuard | undefined, version: number): void {
+  if (guard !== undefined && guard.version !== version) throw errors.preconditionFailed();
 }
 
 /** A kind's own part of an update: its detail fields, and post fields only it knows (an event's `sticky`). */
@@ -131,7 +148,8 @@ export class PostWriter<R extends PostRecord, D> {
     const store = this.kind.store(tx);
     const record = store.insertRecord
       ? await store.insertRecord(post, own)
-      : ({ id: await store.insert(post, own), type: this.kind.type, ...post, ...own } as unknown as R);
+      : // (a new row starts at version 0)
+        ({ id: await store.insert(post, own), type: this.kind.type, ...post, ...own, version: 0 } as unknown as R);
     await tx.changes.note(this.kind.type, record.id, 'create');
     return record;
   }
@@ -146,17 +164,23 @@ export class PostWriter<R extends PostRecord, D> {
     input: PostInput,
     change: (tx: Storage, current: R, ctx: WriteContext) => Promise<OwnChanges<D>>,
     after?: (tx: Storage, current: R, ctx: WriteContext) => Promise<void>,
-    /** Whether the post's slug is another's (an occurrence of a recurring event's): then never derived or checked here. */
-    options: { keepSlug?: (current: R) => boolean } = {},
+    /**
+     * `keepSlug`: whether the post's slug is another's (an occurrence of a recurring event's): then never derived
+     * or checked here. `guard`: a conditional write's (see VersionGuard).
+     */
+    options: { keepSlug?: (current: R) => boolean; guard?: VersionGuard } = {},
   ): Promise<void> {
     await this.authorize(actor, 'edit', id);
     assertMayWrite(actor, input);
     const nowMs = this.clock();
+    const own = options.guard?.id === id ? options.guard : undefined;
     await retryOnConflict(() =>
       this.storage.transaction(async (tx) => {
         const store = this.kind.store(tx);
+        if (options.guard && !own && !(await tx.posts.claim(options.guard.id, options.guard.version))) throw errors.preconditionFailed();
         const current = await store.find(id);
         if (!current) throw this.kind.notFound(id);
+        assertVersion(own, current.version);
         const now = postStamp(nowMs, this.siteZone);
         const { status, fields } = this.publication(actor, input, current, nowMs);
         const post: { -readonly [K in keyof PostFields]?: PostFields[K] } = { modified: now.local, modifiedUtc: now.utc, ...fields };
@@ -186,8 +210,8 @@ export class PostWriter<R extends PostRecord, D> {
               });
         if (slug !== current.slug) post.slug = slug;
         const ctx: WriteContext = { nowMs, now, status };
-        const own = await change(tx, current, ctx);
-        await store.update(id, { ...post, ...own.post }, own.details ?? {});
+        const changes = await change(tx, current, ctx);
+        if (!(await store.update(id, { ...post, ...changes.post }, changes.details ?? {}, own?.version))) throw errors.preconditionFailed();
         await tx.changes.note(
           this.kind.type,
           id,
@@ -198,22 +222,28 @@ export class PostWriter<R extends PostRecord, D> {
     );
   }
 
-  /** Moves a post to the trash (its slug freed with WordPress' `__trashed` suffix); `also` runs in the same transaction. */
+  /**
+   * Moves a post to the trash (its slug freed with WordPress' `__trashed` suffix); `also` runs in the same
+   * transaction. `ifVersion`: a conditional write's (see VersionGuard).
+   */
   async trash(
     actor: Actor,
     id: number,
     also: (tx: Storage, current: R) => Promise<void>,
     after?: (tx: Storage, current: R) => Promise<void>,
+    ifVersion?: number,
   ): Promise<void> {
     await this.authorize(actor, 'delete', id);
     const now = postStamp(this.clock(), this.siteZone);
+    const guard = ifVersion === undefined ? undefined : { id, version: ifVersion };
     await this.storage.transaction(async (tx) => {
       const store = this.kind.store(tx);
       const current = await store.find(id);
       if (!current) throw this.kind.notFound(id);
+      assertVersion(guard, current.version);
       if (current.status === 'trash') throw this.kind.inTrash(id);
       await also(tx, current);
-      await store.update(
+      const written = await store.update(
         id,
         {
           status: 'trash',
@@ -223,7 +253,9 @@ export class PostWriter<R extends PostRecord, D> {
           modifiedUtc: now.utc,
         },
         {},
+        ifVersion,
       );
+      if (!written) throw errors.preconditionFailed();
       await tx.changes.note(this.kind.type, id, 'trash');
       await after?.(tx, current);
     });

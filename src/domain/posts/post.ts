@@ -34,10 +34,15 @@ export interface PostRecord {
    * lineage. The API keeps the remote `global_id` and appends ours to `global_id_lineage`. Absent otherwise.
    */
   readonly globalIdLineage?: readonly string[] | null;
+  /**
+   * Moved on by every write of the post's row (never written as a field): a conditional write names the version
+   * it checked and writes only while the post is still at it (FEATURES.md §2.3).
+   */
+  readonly version: number;
 }
 
-/** The stored fields of a post (its row without the id and type). */
-export type PostFields = Omit<PostRecord, 'id' | 'type'>;
+/** The stored fields of a post (its row without the id, the type and the version). */
+export type PostFields = Omit<PostRecord, 'id' | 'type' | 'version'>;
 export type PostPatch = Partial<PostFields>;
 
 /**

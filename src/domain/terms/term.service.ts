@@ -45,6 +45,11 @@ export class TermService {
     return term;
   }
 
+  /** The term as a conditional write checks it (every caller reads terms); undefined when there is none. */
+  async item(_actor: Actor, id: number): Promise<Term | undefined> {
+    return this.storage.terms.find(this.info.taxonomy, id);
+  }
+
   /** The taxonomy's parent tree (categories' links name their ancestors). */
   tree() {
     return this.storage.terms.tree(this.info.taxonomy);
@@ -80,13 +85,15 @@ export class TermService {
     );
   }
 
-  async update(actor: Actor, id: number, input: TermInput): Promise<Term> {
+  /** `ifVersion`: a conditional write's — only while the term is at that version, else 412 (FEATURES.md §2.3). */
+  async update(actor: Actor, id: number, input: TermInput, ifVersion?: number): Promise<Term> {
     this.assertCanManage(actor);
     if (!this.info.hierarchical && input.parent !== undefined) throw errors.taxonomyNotHierarchical();
     return retryOnConflict(() =>
       this.storage.transaction(async (tx) => {
         const term = await tx.terms.find(this.info.taxonomy, id);
         if (!term) throw errors.invalidParam('id');
+        if (ifVersion !== undefined && term.version !== ifVersion) throw errors.preconditionFailed();
         const patch: { -readonly [K in keyof TermFields]?: TermFields[K] } = {};
         if (input.name !== undefined) patch.name = input.name.trim();
         if (input.description !== undefined) patch.description = input.description ?? '';
@@ -111,7 +118,8 @@ export class TermService {
           }
           patch.parentId = parentId;
         }
-        await tx.terms.update(id, patch);
+        const written = await tx.terms.update(id, patch, ifVersion);
+        if (!written && ifVersion !== undefined) throw errors.preconditionFailed();
         await tx.changes.note(this.resource, id, 'update');
         await tx.changes.noteEventsEmbedding('term', id);
         return this.written(tx, id);
@@ -126,15 +134,17 @@ export class TermService {
     return term;
   }
 
-  /** Deletes for good (no trash for terms) and answers with the term as it was. */
-  async remove(actor: Actor, id: number): Promise<Term> {
+  /** Deletes for good (no trash for terms) and answers with the term as it was. `ifVersion`: see update. */
+  async remove(actor: Actor, id: number, ifVersion?: number): Promise<Term> {
     this.assertCanManage(actor);
     return this.storage.transaction(async (tx) => {
       const term = await tx.terms.find(this.info.taxonomy, id);
       if (!term) throw errors.invalidParam('id');
+      if (ifVersion !== undefined && term.version !== ifVersion) throw errors.preconditionFailed();
       // (before the links go)
       await tx.changes.noteEventsEmbedding('term', id);
-      await tx.terms.remove(term);
+      const deleted = await tx.terms.remove(term, ifVersion);
+      if (!deleted && ifVersion !== undefined) throw errors.preconditionFailed();
       await tx.changes.note(this.resource, id, 'delete');
       return term;
     });

@@ -11,6 +11,10 @@ export interface Term {
   readonly description: string;
   readonly parentId: number;
   readonly count: number;
+  /** When its own fields were last written (`YYYY-MM-DD HH:MM:SS`, UTC): Last-Modified of its item. */
+  readonly modifiedAt: string;
+  /** Moved on by every write of its own fields, not its count (see PostRecord.version). */
+  readonly version: number;
 }
 
 /** The two taxonomies and how they differ on the wire. */

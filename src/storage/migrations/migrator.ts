@@ -16,6 +16,7 @@ import { imports } from './0009-imports.migration.js';
 import { nameLookups } from './0010-name-lookups.migration.js';
 import { importMap } from './0011-import-map.migration.js';
 import { changeLog } from './0012-change-log.migration.js';
+import { itemVersions } from './0013-item-versions.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -35,6 +36,7 @@ export const MIGRATIONS: readonly Migration[] = [
   nameLookups,
   importMap,
   changeLog,
+  itemVersions,
 ];
 
 /** Applies the pending migrations; returns the names applied. */

@@ -11,7 +11,7 @@ import type { Database, EventsTable, PostsTable } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
 import { columnMap, flag, jsonList } from './columns.js';
 import { likeContains } from './like.js';
-import { postColumns } from './post.store.js';
+import { postColumns, postFromRow } from './post.store.js';
 import { placeholders, Statement, statementSet } from './statement.js';
 
 type Eb = ExpressionBuilder<Database, 'posts' | 'events'>;
@@ -42,7 +42,7 @@ export const eventColumns = columnMap<EventsTable>()<EventDetails>({
 });
 
 function toRecord(row: Readonly<Record<string, unknown>>): EventRecord {
-  return { id: Number(row.id), type: 'event', ...postColumns.fromRow(row), ...eventColumns.fromRow(row) };
+  return { id: Number(row.id), type: 'event', ...postFromRow(row), ...eventColumns.fromRow(row) };
 }
 
 /** The statements of the write path (see Statement). */
@@ -124,6 +124,7 @@ const SUMMARY_POST_COLUMNS = [
   'date_utc',
   'modified',
   'modified_utc',
+  'version',
 ] as const satisfies readonly (keyof PostsTable)[];
 
 const DAY_COUNTABLE = new Set<string>(['visibility', 'statuses', 'startGte', 'endLte', 'orderByDate'] satisfies (keyof EventListFilter)[]);
@@ -220,19 +221,34 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     return id;
   }
 
-  async update(id: number, post: PostPatch, details: Partial<EventDetails>): Promise<void> {
+  /**
+   * Writes the post's fields and the event's; the post's version moves on. `ifVersion`: only while the post is
+   * at that version (a conditional write) — answers false, having written nothing, when it is not.
+   */
+  async update(id: number, post: PostPatch, details: Partial<EventDetails>, ifVersion?: number): Promise<boolean> {
     const postRow = postColumns.toRow(post);
     const row = { ...eventColumns.toRow(details), ...(post.status === undefined ? {} : { status: post.status }) };
-    if (this.dialect.name === 'postgres' && Object.keys(postRow).length > 0 && Object.keys(row).length > 0) {
+    const writesPost = Object.keys(postRow).length > 0 || ifVersion !== undefined;
+    if (this.dialect.name === 'postgres' && writesPost && Object.keys(row).length > 0) {
       // both rows in one statement, one round trip
       const set = (r: object) => sql.join(Object.entries(r).map(([column, value]) => sql`${sql.ref(column)} = ${value}`));
-      await sql`
-        with p as (update posts set ${set(postRow)} where id = ${id} returning id)
+      const guard = ifVersion === undefined ? sql`` : sql` and version = ${ifVersion}`;
+      const result = await sql`
+        with p as (update posts set ${set({ ...postRow, version: sql`version + 1` })} where id = ${id}${guard} returning id)
         update events set ${set(row)} where post_id = (select id from p)`.execute(this.db);
-      return;
+      return ifVersion === undefined || Number(result.numAffectedRows ?? 0) > 0;
     }
-    if (Object.keys(postRow).length > 0) await this.db.updateTable('posts').set(postRow).where('id', '=', id).execute();
+    if (writesPost) {
+      const written = await this.db
+        .updateTable('posts')
+        .set((eb) => ({ ...postRow, version: eb('version', '+', 1) }))
+        .where('id', '=', id)
+        .$if(ifVersion !== undefined, (q) => q.where('version', '=', ifVersion as number))
+        .executeTakeFirst();
+      if (ifVersion !== undefined && Number(written.numUpdatedRows) === 0) return false;
+    }
     if (Object.keys(row).length > 0) await this.db.updateTable('events').set(row).where('post_id', '=', id).execute();
+    return true;
   }
 
   /** Organizer ids of each event, in link order: one query for any number of events. */

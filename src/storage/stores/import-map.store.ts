@@ -95,7 +95,9 @@ export class ImportMapStore {
         chunk.map(([id, l]) => sql`when ${id} then ${JSON.stringify(l)}`),
         sql` `,
       );
-      await sql`update posts set global_id_lineage = case id ${cases} end where id in (${sql.join(chunk.map(([id]) => id))})`.execute(this.db);
+      await sql`update posts set global_id_lineage = case id ${cases} end, version = version + 1 where id in (${sql.join(chunk.map(([id]) => id))})`.execute(
+        this.db,
+      );
     }
   }
 

@@ -17,7 +17,7 @@ import type { Dialect } from '../dialects/dialect.js';
 import { type Codec, type ColumnMap, columnMap, flag, nullableNumber } from './columns.js';
 import { likeContains } from './like.js';
 import { caseInsensitiveEquals, needsUnindexedLookup } from './name-match.js';
-import { postColumns } from './post.store.js';
+import { postColumns, postFromRow } from './post.store.js';
 
 type DetailsTables = { venue: VenuesTable; organizer: OrganizersTable };
 
@@ -63,7 +63,7 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
   }
 
   private map = (row: Readonly<Record<string, unknown>>): RecordOf<T> =>
-    ({ id: Number(row.id), type: this.type, ...postColumns.fromRow(row), ...this.columns.fromRow(row) }) as unknown as RecordOf<T>;
+    ({ id: Number(row.id), type: this.type, ...postFromRow(row), ...this.columns.fromRow(row) }) as unknown as RecordOf<T>;
 
   /** Driven from the details table: a row there exists only for this type, found by its primary key. */
   private select() {
@@ -159,15 +159,22 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
       // both rows in one statement, one round trip
       const set = (row: object) => sql.join(Object.entries(row).map(([column, value]) => sql`${sql.ref(column)} = ${value}`));
       const { rows } = await sql<Record<string, unknown>>`
-        with p as (update posts set ${set(postRow)} where id = ${id} returning *)
+        with p as (update posts set ${set({ ...postRow, version: sql`version + 1` })} where id = ${id} returning *)
         update ${sql.table(this.table)} as d set ${set(detailRow)} from p where d.post_id = p.id returning p.*, d.*`.execute(this.db);
       if (rows.length === 0) throw new Error(`${this.type} ${id} is missing`);
-      return { ...current, ...postColumns.fromRow(rows[0]), ...this.columns.fromRow(rows[0]) } as unknown as RecordOf<T>;
+      return { ...current, ...postFromRow(rows[0]), ...this.columns.fromRow(rows[0]) } as unknown as RecordOf<T>;
     }
     if (Object.keys(postRow).length > 0) {
       Object.assign(
         out,
-        postColumns.fromRow(await this.db.updateTable('posts').set(postRow).where('id', '=', id).returningAll().executeTakeFirstOrThrow()),
+        postFromRow(
+          await this.db
+            .updateTable('posts')
+            .set((eb) => ({ ...postRow, version: eb('version', '+', 1) }))
+            .where('id', '=', id)
+            .returningAll()
+            .executeTakeFirstOrThrow(),
+        ),
       );
     }
     const row = this.columns.toRow(details);
@@ -183,9 +190,18 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
     return out as unknown as RecordOf<T>;
   }
 
-  async update(id: number, post: PostPatch, details: Partial<DetailsRecordOf<T>>): Promise<void> {
+  /** See EventStore.update: the post's version moves on; with `ifVersion`, only while it is at that one. */
+  async update(id: number, post: PostPatch, details: Partial<DetailsRecordOf<T>>, ifVersion?: number): Promise<boolean> {
     const postRow = postColumns.toRow(post);
-    if (Object.keys(postRow).length > 0) await this.db.updateTable('posts').set(postRow).where('id', '=', id).execute();
+    if (Object.keys(postRow).length > 0 || ifVersion !== undefined) {
+      const written = await this.db
+        .updateTable('posts')
+        .set((eb) => ({ ...postRow, version: eb('version', '+', 1) }))
+        .where('id', '=', id)
+        .$if(ifVersion !== undefined, (q) => q.where('version', '=', ifVersion as number))
+        .executeTakeFirst();
+      if (ifVersion !== undefined && Number(written.numUpdatedRows) === 0) return false;
+    }
     const row = this.columns.toRow(details);
     if (Object.keys(row).length > 0) {
       await this.db
@@ -194,6 +210,7 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
         .where('post_id', '=', id)
         .execute();
     }
+    return true;
   }
 
   /** Which of these slugs posts of this type with one of these statuses already have. */

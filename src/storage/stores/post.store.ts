@@ -29,6 +29,11 @@ export const postColumns = columnMap<PostsTable>()<PostFields>({
   globalIdLineage: ['global_id_lineage', lineage],
 });
 
+/** A post's fields and its version, from a row of `posts` (any query that reads posts for records selects `version`). */
+export function postFromRow(row: Readonly<Record<string, unknown>>): PostFields & { readonly version: number } {
+  return { ...postColumns.fromRow(row), version: Number(row.version) };
+}
+
 /** What permission checks need to know about any post, whatever its type. */
 export interface PostAccessRow {
   readonly id: number;
@@ -69,13 +74,27 @@ export class PostStore {
   }
 
   /**
+   * A conditional write's claim on a post it rewrites without updating its row itself (see VersionGuard): moves
+   * its version on while it is at `version`, holding its other writers off until the commit. False: it was not.
+   */
+  async claim(id: number, version: number): Promise<boolean> {
+    const claimed = await this.db
+      .updateTable('posts')
+      .set((eb) => ({ version: eb('version', '+', 1) }))
+      .where('id', '=', id)
+      .where('version', '=', version)
+      .executeTakeFirst();
+    return Number(claimed.numUpdatedRows) > 0;
+  }
+
+  /**
    * Publishes scheduled posts whose date has come (WordPress' cron does this). Each row is claimed by its own
    * update, so two processes doing this at once never publish one post twice. Returns the ids published.
    */
   async publishDue(type: PostType, nowUtc: string): Promise<number[]> {
     const rows = await this.db
       .updateTable('posts')
-      .set({ status: 'publish' })
+      .set((eb) => ({ status: 'publish', version: eb('version', '+', 1) }))
       .where('type', '=', type)
       .where('status', '=', 'future')
       .where('date_utc', '<=', nowUtc)

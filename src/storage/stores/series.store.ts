@@ -211,7 +211,11 @@ export class SeriesStore {
     const these = this.dialect.jsonIds(ids);
     await this.db.updateTable('occurrences').set({ series_id: seriesId }).where('id', 'in', these).execute();
     await this.db.updateTable('events').set({ series_id: seriesId }).where('post_id', 'in', these).execute();
-    await this.db.updateTable('posts').set({ parent_id: seriesId }).where('id', 'in', these).execute();
+    await this.db
+      .updateTable('posts')
+      .set((eb) => ({ parent_id: seriesId, version: eb('version', '+', 1) }))
+      .where('id', 'in', these)
+      .execute();
   }
 
   /**
@@ -311,7 +315,7 @@ export class SeriesStore {
         const these = this.dialect.jsonIds(ids);
         const [pc, ec] = [sql.raw(postCols.join(', ')), sql.raw(eventCols.join(', '))];
         await sql`
-          with p as (update posts set (${pc}) = (select ${pc} from posts m where m.id = ${masterId}) where id in ${these} returning id)
+          with p as (update posts set (${pc}) = (select ${pc} from posts m where m.id = ${masterId}), version = version + 1 where id in ${these} returning id)
           update events set (${ec}) = (select ${ec} from events m where m.post_id = ${masterId})
           where post_id in ${these}`.execute(this.db);
         continue;
@@ -323,8 +327,10 @@ export class SeriesStore {
 
   private async copyColumns(table: 'posts' | 'events', key: string, columns: readonly string[], masterId: number, ids: readonly number[]) {
     const cols = sql.raw(columns.join(', '));
+    // (a post's version moves on with every write of its row)
+    const version = table === 'posts' ? sql`, version = version + 1` : sql``;
     await sql`
-      update ${sql.table(table)} set (${cols}) = (select ${cols} from ${sql.table(table)} m where m.${sql.raw(key)} = ${masterId})
+      update ${sql.table(table)} set (${cols}) = (select ${cols} from ${sql.table(table)} m where m.${sql.raw(key)} = ${masterId})${version}
       where ${sql.raw(key)} in ${this.dialect.jsonIds(ids)}`.execute(this.db);
   }
 

@@ -80,6 +80,8 @@ function toTerm(row: TermWithCount): Term {
     description: row.description,
     parentId: row.parent_id,
     count: Number(row.count),
+    modifiedAt: row.modified_at,
+    version: Number(row.version),
   };
 }
 
@@ -196,17 +198,26 @@ export class TermStore {
     return rows.map((row) => ({ ...toTerm(row as TermWithCount), lname: String((row as { lname: unknown }).lname) }));
   }
 
-  async update(id: number, patch: Partial<TermFields>): Promise<void> {
+  /**
+   * Writes a term's fields; its version moves on. `ifVersion`: only while it is at that version (a conditional
+   * write) — answers false, having written nothing, when it is not.
+   */
+  async update(id: number, patch: Partial<TermFields>, ifVersion?: number): Promise<boolean> {
     this.resolved?.clear();
-    await this.db
+    const written = await this.db
       .updateTable('terms')
-      .set({ ...termColumns.toRow(patch), modified_at: nowUtc() })
+      .set((eb) => ({ ...termColumns.toRow(patch), modified_at: nowUtc(), version: eb('version', '+', 1) }))
       .where('id', '=', id)
-      .execute();
+      .$if(ifVersion !== undefined, (q) => q.where('version', '=', ifVersion as number))
+      .executeTakeFirst();
+    return Number(written.numUpdatedRows) > 0;
   }
 
-  /** Deletes a term: its children move up to its parent; its post relationships go with it. */
-  async remove(term: Term): Promise<void> {
+  /**
+   * Deletes a term: its children move up to its parent; its post relationships go with it. `ifVersion`: see
+   * update (false: the term had moved on, and the caller's transaction must not commit what was done).
+   */
+  async remove(term: Term, ifVersion?: number): Promise<boolean> {
     this.resolved?.clear();
     await this.db
       .updateTable('terms')
@@ -215,7 +226,12 @@ export class TermStore {
       .where('parent_id', '=', term.id)
       .execute();
     await this.db.deleteFrom('term_relationships').where('term_id', '=', term.id).execute();
-    await this.db.deleteFrom('terms').where('id', '=', term.id).execute();
+    const deleted = await this.db
+      .deleteFrom('terms')
+      .where('id', '=', term.id)
+      .$if(ifVersion !== undefined, (q) => q.where('version', '=', ifVersion as number))
+      .executeTakeFirst();
+    return Number(deleted.numDeletedRows) > 0;
   }
 
   /** Ids of the given ones that are terms of the taxonomy. */

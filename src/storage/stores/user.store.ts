@@ -83,7 +83,11 @@ export class UserStore {
 
   /** Removes the user; their posts stay, with no author. Returns false when there was no such user. */
   async remove(id: number): Promise<boolean> {
-    await this.db.updateTable('posts').set({ author_id: 0 }).where('author_id', '=', id).execute();
+    await this.db
+      .updateTable('posts')
+      .set((eb) => ({ author_id: 0, version: eb('version', '+', 1) }))
+      .where('author_id', '=', id)
+      .execute();
     const result = await this.db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }

@@ -4,12 +4,13 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../../domain/services.js';
-import { type TaxonomyInfo, TERM_ORDER_BY, type TermListQuery, type TermOrderBy } from '../../../domain/terms/term.js';
+import { type TaxonomyInfo, TERM_ORDER_BY, type Term, type TermListQuery, type TermOrderBy } from '../../../domain/terms/term.js';
 import type { TermService } from '../../../domain/terms/term.service.js';
 import { serializeTerm } from '../../../serializers/term.serializer.js';
 import { collection, pageArg, perPageArg } from '../../collection.js';
+import { httpDate, jsonEtag, latestMs } from '../../conditional.js';
 import { type ArgContext, accept, arg, invalid, nonEmptyString, required } from '../../params.js';
-import { type RouteContext, type RouteSpec, route, UPDATE_METHODS } from '../../route.js';
+import { type ItemContext, type ItemState, type RouteContext, type RouteSpec, route, UPDATE_METHODS } from '../../route.js';
 import { isSync, syncArgs, syncList, withRemoved } from '../../sync.js';
 import { readablePostId } from '../post-args.js';
 import { CategorySchema, TagSchema, termListSchema } from './categories-tags.schemas.js';
@@ -70,9 +71,26 @@ export function termRoutes(info: TaxonomyInfo): RouteSpec[] {
     ...(info.hierarchical ? { parent: parentArg } : {}),
   };
 
-  const respond = async (ctx: RouteContext, status: number, term: Awaited<ReturnType<TermService['get']>>) => {
-    const tree = info.hierarchical ? await service(ctx.services, info).tree() : undefined;
-    return { status, body: serializeTerm(term, info, ctx.urls, tree) };
+  /** What a single read of the term sends (a category's links name its ancestors: the tree is read after the term). */
+  const body = async (services: Services, urls: RouteContext['urls'], term: Term) => {
+    const tree = info.hierarchical ? await service(services, info).tree() : undefined;
+    return serializeTerm(term, info, urls, tree);
+  };
+  /**
+   * A term as it is answered: a single read with its Last-Modified; a write (it answers what a read answers) with
+   * the ETag of the term's next read — none after a delete, whose term is gone.
+   */
+  const respond = async (ctx: RouteContext, status: number, term: Term, as: 'read' | 'written' | 'deleted') => {
+    const sent = await body(ctx.services, ctx.urls, term);
+    const headers: Record<string, string> =
+      as === 'read' ? { 'Last-Modified': httpDate(latestMs([term.modifiedAt])) } : as === 'written' ? { ETag: jsonEtag(sent) } : {};
+    return { status, body: sent, headers };
+  };
+  /** The term a write names, as its single read answers now (conditional writes, RouteSpec.item). */
+  const item = async (ctx: ItemContext): Promise<ItemState | undefined> => {
+    const term = await service(ctx.services, info).item(ctx.actor, Number(ctx.params.id));
+    if (!term) return undefined;
+    return { etag: jsonEtag(await body(ctx.services, ctx.urls, term)), modifiedMs: latestMs([term.modifiedAt]), version: term.version };
   };
   /**
    * The parent to hand the service: categories take the validated argument; tags declare no `parent`, but one
@@ -149,8 +167,8 @@ export function termRoutes(info: TaxonomyInfo): RouteSpec[] {
           slug: a.slug ?? undefined,
           parent: parentOf(ctx),
         });
-        const res = await respond(ctx, 201, term);
-        return { ...res, headers: { Location: ctx.urls.rest(`/${info.route}/${term.id}`) } };
+        const res = await respond(ctx, 201, term, 'written');
+        return { ...res, headers: { ...res.headers, Location: ctx.urls.rest(`/${info.route}/${term.id}`) } };
       },
     }),
     route({
@@ -160,7 +178,7 @@ export function termRoutes(info: TaxonomyInfo): RouteSpec[] {
       args: { id: existingTermId(noun) },
       responses: { 200: itemSchema },
       async handler(ctx) {
-        return respond(ctx, 200, await service(ctx.services, info).get(ctx.actor, ctx.args.id));
+        return respond(ctx, 200, await service(ctx.services, info).get(ctx.actor, ctx.args.id), 'read');
       },
     }),
     route({
@@ -169,12 +187,13 @@ export function termRoutes(info: TaxonomyInfo): RouteSpec[] {
       summary: `Update a ${noun}; fields left out are unchanged.`,
       errors: [403],
       allowed: (actor, _params, services) => service(services, info).mayManage(actor),
+      item,
       args: { id: existingTermId(noun), ...writeArgs },
       responses: { 200: itemSchema },
       async handler(ctx) {
         const a = ctx.args;
         const input = { name: a.name ?? undefined, description: a.description, slug: a.slug ?? undefined, parent: parentOf(ctx) };
-        return respond(ctx, 200, await service(ctx.services, info).update(ctx.actor, a.id, input));
+        return respond(ctx, 200, await service(ctx.services, info).update(ctx.actor, a.id, input, ctx.ifVersion), 'written');
       },
     }),
     route({
@@ -183,10 +202,11 @@ export function termRoutes(info: TaxonomyInfo): RouteSpec[] {
       summary: `Delete a ${noun} for good; its children move up to its parent.`,
       errors: [403],
       allowed: (actor, _params, services) => service(services, info).mayManage(actor),
+      item,
       args: { id: existingTermId(noun) },
       responses: { 200: itemSchema },
       async handler(ctx) {
-        return respond(ctx, 200, await service(ctx.services, info).remove(ctx.actor, ctx.args.id));
+        return respond(ctx, 200, await service(ctx.services, info).remove(ctx.actor, ctx.args.id, ctx.ifVersion), 'deleted');
       },
     }),
   ];

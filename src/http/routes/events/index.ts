@@ -3,13 +3,15 @@
  */
 import { Type } from '@sinclair/typebox';
 import { errors } from '../../../domain/errors.js';
-import type { EventPage } from '../../../domain/events/event.service.js';
+import type { EventPage, EventView } from '../../../domain/events/event.service.js';
 import { can } from '../../../domain/policies.js';
 import { serializeEvent } from '../../../serializers/event.serializer.js';
 import { collection } from '../../collection.js';
+import { httpDate, jsonEtag, latestMs } from '../../conditional.js';
 import { type ArgContext, arg, invalid } from '../../params.js';
-import { type RouteContext, type RouteSpec, route, UPDATE_METHODS } from '../../route.js';
+import { type ItemContext, type ItemState, type RouteContext, type RouteSpec, route, UPDATE_METHODS } from '../../route.js';
 import { isSync, syncList, withRemoved } from '../../sync.js';
+import type { Urls } from '../../urls.js';
 import { eventCreateArgs, eventListArgs, eventUpdateArgs, occurrenceListArgs } from './events.args.js';
 import { EventListSchema, EventSchema } from './events.schemas.js';
 
@@ -37,6 +39,47 @@ function renameFromBody(ctx: RouteContext): string | undefined {
 }
 
 const single = { 200: EventSchema };
+
+/** What a single read of the event sends (`GET /events/{id}`, by slug). */
+const singleBody = (view: EventView, urls: Urls) => serializeEvent({ ...view, removedOccurrences: undefined }, urls, { single: true });
+
+/**
+ * An event's Last-Modified: its own last write, or that of a venue, organizer, category or tag it embeds, whichever
+ * is later (a venue renamed changes the event's body).
+ */
+function lastModifiedMs(view: EventView): number {
+  return latestMs([
+    view.record.modifiedUtc,
+    ...(view.venue ? [view.venue.record.modifiedUtc] : []),
+    ...view.organizers.map((o) => o.record.modifiedUtc),
+    ...[...view.categories, ...view.tags].map((t) => t.modifiedAt),
+  ]);
+}
+
+/** A single read's answer: the event, with its Last-Modified. */
+function read(view: EventView, urls: Urls) {
+  return { body: singleBody(view, urls), headers: { 'Last-Modified': httpDate(lastModifiedMs(view)) } };
+}
+
+/** A write's answer: its body, with the ETag the event's next single read sends this caller (when that read answers 200). */
+function written(ctx: RouteContext, view: EventView, status = 200, headers: Record<string, string> = {}) {
+  const etag = ctx.services.events.readable(ctx.actor, view.record) ? jsonEtag(singleBody(view, ctx.urls)) : undefined;
+  return { status, body: serializeEvent(view, ctx.urls), headers: etag ? { ...headers, ETag: etag } : headers };
+}
+
+/** The event a write names, as its single read answers the caller now (conditional writes, RouteSpec.item). */
+async function itemState(ctx: ItemContext, id: number | undefined): Promise<ItemState | undefined> {
+  const found = id === undefined ? undefined : await ctx.services.events.item(ctx.actor, id);
+  if (!found) return undefined;
+  const { record, view } = found;
+  return {
+    etag: view && jsonEtag(singleBody(view, ctx.urls)),
+    modifiedMs: view ? lastModifiedMs(view) : latestMs([record.modifiedUtc]),
+    version: record.version,
+  };
+}
+const byId = (ctx: ItemContext) => itemState(ctx, Number(ctx.params.id));
+const bySlug = async (ctx: ItemContext) => itemState(ctx, await ctx.services.events.idForSlug(ctx.params.slug ?? ''));
 
 /** A page of events as the original's list answers it (envelope, headers, URLs carrying the filters). */
 function eventPage(ctx: RouteContext<{ readonly page: number; readonly perPage: number }>, result: EventPage, path: string) {
@@ -80,7 +123,7 @@ export function eventRoutes(): RouteSpec[] {
       args: { id: idArg },
       responses: single,
       async handler(ctx) {
-        return { body: serializeEvent(await ctx.services.events.get(ctx.actor, ctx.args.id), ctx.urls, { single: true }) };
+        return read(await ctx.services.events.get(ctx.actor, ctx.args.id), ctx.urls);
       },
     }),
     route({
@@ -89,10 +132,11 @@ export function eventRoutes(): RouteSpec[] {
       summary: 'Move an event to the trash.',
       errors: [403, 404, 410],
       allowed: (actor, params, services) => services.mayWritePost(actor, 'delete', Number(params.id)),
+      item: byId,
       args: { id: idArg },
       responses: single,
       async handler(ctx) {
-        return { body: serializeEvent(await ctx.services.events.remove(ctx.actor, ctx.args.id), ctx.urls) };
+        return written(ctx, await ctx.services.events.remove(ctx.actor, ctx.args.id, ctx.ifVersion));
       },
     }),
     route({
@@ -101,10 +145,11 @@ export function eventRoutes(): RouteSpec[] {
       summary: 'Update an event; fields left out are unchanged, null clears.',
       errors: [403, 404],
       allowed: (actor, params, services) => services.mayWritePost(actor, 'edit', Number(params.id)),
+      item: byId,
       args: { id: idArg, ...eventUpdateArgs },
       responses: single,
       async handler(ctx) {
-        return { body: serializeEvent(await ctx.services.events.update(ctx.actor, ctx.args.id, ctx.args), ctx.urls) };
+        return written(ctx, await ctx.services.events.update(ctx.actor, ctx.args.id, ctx.args, ctx.ifVersion));
       },
     }),
     route({
@@ -117,7 +162,7 @@ export function eventRoutes(): RouteSpec[] {
       responses: { 201: EventSchema },
       async handler(ctx) {
         const view = await ctx.services.events.create(ctx.actor, ctx.args);
-        return { status: 201, body: serializeEvent(view, ctx.urls), headers: { Location: ctx.urls.rest(`/events/${view.record.id}`) } };
+        return written(ctx, view, 201, { Location: ctx.urls.rest(`/events/${view.record.id}`) });
       },
     }),
     route({
@@ -128,7 +173,7 @@ export function eventRoutes(): RouteSpec[] {
       args: { slug: slugArg },
       responses: single,
       async handler(ctx) {
-        return { body: serializeEvent(await ctx.services.events.getBySlug(ctx.actor, ctx.args.pathSlug), ctx.urls, { single: true }) };
+        return read(await ctx.services.events.getBySlug(ctx.actor, ctx.args.pathSlug), ctx.urls);
       },
     }),
     route({
@@ -137,10 +182,11 @@ export function eventRoutes(): RouteSpec[] {
       summary: 'Move an event, found by its slug, to the trash.',
       errors: [403, 410],
       allowed: async (actor, params, services) => services.mayWritePost(actor, 'delete', await services.events.idForSlug(params.slug)),
+      item: bySlug,
       args: { slug: slugArg },
       responses: single,
       async handler(ctx) {
-        return { body: serializeEvent(await ctx.services.events.remove(ctx.actor, await idFromSlug(ctx)), ctx.urls) };
+        return written(ctx, await ctx.services.events.remove(ctx.actor, await idFromSlug(ctx), ctx.ifVersion));
       },
     }),
     route({
@@ -148,13 +194,14 @@ export function eventRoutes(): RouteSpec[] {
       path: '/events/by-slug/:slug',
       summary: 'Update an event found by its slug; a body slug renames it.',
       allowed: async (actor, params, services) => services.mayWritePost(actor, 'edit', await services.events.idForSlug(params.slug)),
+      item: bySlug,
       bodyOnly: { slug: arg(Type.String({ description: 'A new slug for the event.' })) },
       errors: [403],
       args: { ...eventUpdateArgs, slug: slugArg },
       responses: single,
       async handler(ctx) {
         const input = { ...ctx.args, slug: renameFromBody(ctx) };
-        return { body: serializeEvent(await ctx.services.events.update(ctx.actor, await idFromSlug(ctx), input), ctx.urls) };
+        return written(ctx, await ctx.services.events.update(ctx.actor, await idFromSlug(ctx), input, ctx.ifVersion));
       },
     }),
     // routes of features the original lacks come after its own (FEATURES.md §0 C3)
@@ -177,12 +224,13 @@ export function eventRoutes(): RouteSpec[] {
         "This and following: the series of this occurrence ends before it, and a new series with the changes sent starts there, keeping the later occurrences' ids (201). At the first occurrence: the whole series is updated (200).",
       errors: [400, 403, 404, 410],
       allowed: (actor) => can(actor, 'edit_posts'),
+      // conditional on the occurrence named (its ETag is its single read's)
+      item: byId,
       args: { id: idArg, ...eventUpdateArgs },
       responses: { 200: EventSchema, 201: EventSchema },
       async handler(ctx) {
-        const { view, created } = await ctx.services.events.split(ctx.actor, ctx.args.id, ctx.args);
-        const body = serializeEvent(view, ctx.urls);
-        return created ? { status: 201, body, headers: { Location: ctx.urls.rest(`/events/${view.record.id}`) } } : { body };
+        const { view, created } = await ctx.services.events.split(ctx.actor, ctx.args.id, ctx.args, ctx.ifVersion);
+        return created ? written(ctx, view, 201, { Location: ctx.urls.rest(`/events/${view.record.id}`) }) : written(ctx, view);
       },
     }),
   ];

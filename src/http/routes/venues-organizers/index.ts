@@ -10,8 +10,9 @@ import { can } from '../../../domain/policies.js';
 import type { SyncSource } from '../../../domain/sync/sync.service.js';
 import { serializeLinked } from '../../../serializers/linked.serializer.js';
 import { collection } from '../../collection.js';
+import { httpDate, jsonEtag, latestMs } from '../../conditional.js';
 import { type ArgContext, type Args, arg, invalid } from '../../params.js';
-import { type RouteContext, type RouteSpec, route, UPDATE_METHODS } from '../../route.js';
+import { type ItemContext, type ItemState, type RouteContext, type RouteSpec, route, UPDATE_METHODS } from '../../route.js';
 import { isSync, syncList, withRemoved } from '../../sync.js';
 import type { Urls } from '../../urls.js';
 import { linkedListArgs, linkedWriteArgs } from './venues-organizers.args.js';
@@ -37,6 +38,26 @@ export function linkedRoutes<T extends LinkedType>(type: T): RouteSpec[] {
     return id;
   };
   const single = { 200: schema };
+  const modifiedMs = (view: LinkedView<RecordOf<T>>) => latestMs([view.record.modifiedUtc]);
+  /** A single read's answer, with its Last-Modified. */
+  const read = (view: LinkedView<RecordOf<T>>, urls: Urls) => ({
+    body: serialize(view, urls, true),
+    headers: { 'Last-Modified': httpDate(modifiedMs(view)) },
+  });
+  /** A write's answer, with the ETag the record's next single read sends this caller (when that read answers 200). */
+  const written = (ctx: RouteContext, view: LinkedView<RecordOf<T>>, status = 200, headers: Record<string, string> = {}) => {
+    const etag = ctx.services.linked(type).readable(ctx.actor, view.record) ? jsonEtag(serialize(view, ctx.urls, true)) : undefined;
+    return { status, body: serialize(view, ctx.urls), headers: etag ? { ...headers, ETag: etag } : headers };
+  };
+  /** The record a write names, as its single read answers the caller now (conditional writes, RouteSpec.item). */
+  const itemState = async (ctx: ItemContext, id: number | undefined): Promise<ItemState | undefined> => {
+    const found = id === undefined ? undefined : await ctx.services.linked(type).item(ctx.actor, id);
+    if (!found) return undefined;
+    const { record, view } = found;
+    return { etag: view && jsonEtag(serialize(view, ctx.urls, true)), modifiedMs: latestMs([record.modifiedUtc]), version: record.version };
+  };
+  const byId = (ctx: ItemContext) => itemState(ctx, Number(ctx.params.id));
+  const bySlug = async (ctx: ItemContext) => itemState(ctx, await ctx.services.linked(type).idForSlug(ctx.params.slug ?? ''));
   // With the kind generic here, TypeScript cannot expand the argument types built from its descriptor; they are
   // checked for each concrete kind against the service's input (LinkedArgsMatch, venues-organizers.args.ts).
   const input = (args: object) => args as LinkedInput<T>;
@@ -78,7 +99,7 @@ export function linkedRoutes<T extends LinkedType>(type: T): RouteSpec[] {
       args: { id: idArg },
       responses: single,
       async handler(ctx) {
-        return { body: serialize(await ctx.services.linked(type).get(ctx.actor, ctx.args.id), ctx.urls, true) };
+        return read(await ctx.services.linked(type).get(ctx.actor, ctx.args.id), ctx.urls);
       },
     }),
     route({
@@ -87,10 +108,11 @@ export function linkedRoutes<T extends LinkedType>(type: T): RouteSpec[] {
       summary: `Move a ${type} to the trash; events lose the link.`,
       errors: [403, 410],
       allowed: (actor, params, services) => services.mayWritePost(actor, 'delete', Number(params.id)),
+      item: byId,
       args: { id: idArg },
       responses: single,
       async handler(ctx) {
-        return { body: serialize(await ctx.services.linked(type).remove(ctx.actor, ctx.args.id), ctx.urls) };
+        return written(ctx, await ctx.services.linked(type).remove(ctx.actor, ctx.args.id, ctx.ifVersion));
       },
     }),
     route({
@@ -99,10 +121,11 @@ export function linkedRoutes<T extends LinkedType>(type: T): RouteSpec[] {
       summary: `Update a ${type}; fields left out are unchanged.`,
       errors: [403],
       allowed: (actor, params, services) => services.mayWritePost(actor, 'edit', Number(params.id)),
+      item: byId,
       args: { id: idArg, ...writeArgs },
       responses: single,
       async handler(ctx) {
-        return { body: serialize(await ctx.services.linked(type).update(ctx.actor, ctx.args.id, input(ctx.args)), ctx.urls) };
+        return written(ctx, await ctx.services.linked(type).update(ctx.actor, ctx.args.id, input(ctx.args), ctx.ifVersion));
       },
     }),
     route({
@@ -115,7 +138,7 @@ export function linkedRoutes<T extends LinkedType>(type: T): RouteSpec[] {
       responses: { 201: schema },
       async handler(ctx) {
         const view = await ctx.services.linked(type).create(ctx.actor, input(ctx.args));
-        return { status: 201, body: serialize(view, ctx.urls), headers: { Location: ctx.urls.rest(`/${plural}/${view.record.id}`) } };
+        return written(ctx, view, 201, { Location: ctx.urls.rest(`/${plural}/${view.record.id}`) });
       },
     }),
     route({
@@ -126,7 +149,7 @@ export function linkedRoutes<T extends LinkedType>(type: T): RouteSpec[] {
       args: { slug: slugArg },
       responses: single,
       async handler(ctx) {
-        return { body: serialize(await ctx.services.linked(type).get(ctx.actor, await idFromSlug(ctx)), ctx.urls, true) };
+        return read(await ctx.services.linked(type).get(ctx.actor, await idFromSlug(ctx)), ctx.urls);
       },
     }),
     route({
@@ -135,10 +158,11 @@ export function linkedRoutes<T extends LinkedType>(type: T): RouteSpec[] {
       summary: `Move a ${type}, found by its slug, to the trash.`,
       errors: [403, 410],
       allowed: async (actor, params, services) => services.mayWritePost(actor, 'delete', await services.linked(type).idForSlug(params.slug)),
+      item: bySlug,
       args: { slug: slugArg },
       responses: single,
       async handler(ctx) {
-        return { body: serialize(await ctx.services.linked(type).remove(ctx.actor, await idFromSlug(ctx)), ctx.urls) };
+        return written(ctx, await ctx.services.linked(type).remove(ctx.actor, await idFromSlug(ctx), ctx.ifVersion));
       },
     }),
     route({
@@ -147,10 +171,11 @@ export function linkedRoutes<T extends LinkedType>(type: T): RouteSpec[] {
       summary: `Update a ${type} found by its slug.`,
       errors: [403],
       allowed: async (actor, params, services) => services.mayWritePost(actor, 'edit', await services.linked(type).idForSlug(params.slug)),
+      item: bySlug,
       args: { ...writeArgs, slug: slugArg },
       responses: single,
       async handler(ctx) {
-        return { body: serialize(await ctx.services.linked(type).update(ctx.actor, await idFromSlug(ctx), input(ctx.args)), ctx.urls) };
+        return written(ctx, await ctx.services.linked(type).update(ctx.actor, await idFromSlug(ctx), input(ctx.args), ctx.ifVersion));
       },
     }),
   ];
