@@ -61,6 +61,27 @@ describe('revalidation before the framework', () => {
     assert.notEqual(stale.headers.etag, etag);
   });
 
+  it('is filled by pollers alone: a 304 the framework computed keeps its answer in the response cache', async () => {
+    const event = await makeEvent(t, { title: 'Only polled' });
+    const path = `/events/${event.id}`;
+    const etag = (await get(t.base, path)).headers.etag;
+    // from here on only conditional requests, as after the cache entry expired under a crowd of pollers
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await get(t.base, path, { 'if-none-match': etag }));
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [304, 304, 304, 304],
+    );
+    assert.equal(answers[2].headers['x-cache'], 'hit', 'the third is answered from the cache the 304s filled');
+    assert.ok(fromRawServer(answers[3].headers), 'and the fourth before the framework');
+    // what the cache keeps is the 200 the 304 stood for
+    const plain = await get(t.base, path);
+    assert.equal(plain.status, 200);
+    assert.equal(plain.headers['x-cache'], 'hit');
+    assert.equal(JSON.parse(plain.body).title, 'Only polled');
+    assert.equal(plain.headers.etag, etag);
+  });
+
   it('serves lists the same way, and HEAD', async () => {
     await makeEvent(t, { title: 'Listed' });
     const first = await get(t.base, '/events');

@@ -121,6 +121,8 @@ export function registerResponseCache(app: FastifyInstance, services: Services, 
   if (maxBytes <= 0) return undefined;
   const cache = new ResponseCache(maxBytes);
   const TTL_MS = 1000;
+  /** How long a request waits for the one computing its answer before computing it too. */
+  const LEAD_WAIT_MS = 2000;
 
   // One computation per key and version at a time: when an entry expires under load, the first request
   // computes it and the others wait for its answer instead of all computing it at once.
@@ -136,7 +138,13 @@ export function registerResponseCache(app: FastifyInstance, services: Services, 
     let hit = cache.get(key, version, Date.now());
     const lead = computing.get(key);
     if (!hit && lead && lead.version === version) {
-      await lead.done;
+      // (bounded: a leader whose request never ends must not hold the others for ever)
+      const settled = await Promise.race([
+        lead.done.then(() => true),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), LEAD_WAIT_MS).unref()),
+      ]);
+      // a leader that never settled is forgotten: the next request computes and leads
+      if (!settled && computing.get(key) === lead) computing.delete(key);
       hit = cache.get(key, version, Date.now());
     }
     if (hit) {
@@ -166,7 +174,9 @@ export function registerResponseCache(app: FastifyInstance, services: Services, 
   app.addHook('onRequestAbort', async (request) => request.cacheLead?.());
 
   app.addHook('onSend', async (request, reply, payload) => {
-    if (request.cacheKey === undefined || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+    // a 200, or a 304 the ETag plugin made of one (its body kept aside): either is the answer to keep
+    const body = reply.statusCode === 200 ? payload : reply.statusCode === 304 ? request.revalidatedBody : undefined;
+    if (request.cacheKey === undefined || typeof body !== 'string') return payload;
     if (!cache.admit(request.cacheKey)) {
       request.cacheKey = undefined;
       request.cacheLead?.();
@@ -184,7 +194,7 @@ export function registerResponseCache(app: FastifyInstance, services: Services, 
         expires: Date.now() + (request.cacheTtlMs ?? TTL_MS),
         status: 200,
         headers,
-        body: Buffer.from(payload),
+        body: Buffer.from(body),
       });
     }
     request.cacheKey = undefined;

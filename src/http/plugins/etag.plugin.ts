@@ -13,6 +13,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { notModified, strongEtag } from '../conditional.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The body of a 200 this plugin answered as a 304 (the response cache keeps it). */
+    revalidatedBody?: string;
+  }
+}
+
 function rewritten(request: FastifyRequest): boolean {
   const query = request.query as Record<string, unknown> | undefined;
   return query?._envelope !== undefined || query?._jsonp !== undefined;
@@ -44,6 +51,8 @@ export function registerEtags(app: FastifyInstance): void {
     for (const name of VARY) vary(reply, name);
     if (request.actor?.kind !== 'user' && reply.getHeader('cache-control') === undefined) reply.header('Cache-Control', ANONYMOUS_CACHE_CONTROL);
     if (reply.statusCode === 200 && notModified(request.headers, String(etag), reply.getHeader('last-modified'))) {
+      // (the response cache keeps the answer it stands for: pollers with a current copy fill it too)
+      if (typeof payload === 'string') request.revalidatedBody = payload;
       reply.code(304);
       reply.removeHeader('content-length');
       return '';

@@ -64,14 +64,23 @@ export function registerFastRevalidation(
     }
     const known = cache.peekNotModified(key);
     if (!known || !matchesEtag(tag, known.etag)) return pass();
+    // after the wait, a client gone meanwhile is not handed on: the framework would start work on a request
+    // whose end it never hears of (the response cache's leader for that URL would never settle)
+    const passLater = () => {
+      if (req.destroyed || res.destroyed || req.socket.destroyed) {
+        res.destroy();
+        return;
+      }
+      pass();
+    };
     services.dataVersion().then(
       (version) => {
-        if (!cache.get(key, version, Date.now())) return pass();
+        if (!cache.get(key, version, Date.now())) return passLater();
         answered++;
         res.writeHead(304, { ...known.headers, 'x-request-id': `req-r${answered}` });
         res.end();
       },
-      () => pass(),
+      () => passLater(),
     );
   });
 }
