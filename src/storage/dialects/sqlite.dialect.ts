@@ -9,11 +9,9 @@ import {
   CREDENTIAL_TABLES,
   CREDENTIALS_VERSION_ID,
   DATA_VERSION_ID,
-  DATA_VERSION_QUERY,
   type Dialect,
   type JsonCell,
   type JsonColumn,
-  readVersions,
   StorageError,
   type Versions,
 } from './dialect.js';
@@ -404,10 +402,39 @@ export class SqliteDialect implements Dialect {
 
   private versionStatement: SqliteDatabase.Statement | undefined;
 
-  async versions(): Promise<Versions> {
-    // a prepared statement on the connection itself: a microsecond, no Kysely round
-    this.versionStatement ??= this.raw.prepare(DATA_VERSION_QUERY).raw();
-    return readVersions(this.versionStatement.all() as [number, number][]);
+  private versionRead: Promise<Versions> | undefined;
+
+  /**
+   * Read on every cached answer and every revalidation, so shared: the requests that arrive before the next turn
+   * of the event loop share one read, made after they arrived (it sees every write committed before any of
+   * them came). A read of its own costs a request ~5 µs (SQLite starts a read transaction for it), a third of
+   * what a 304 from the cache costs otherwise.
+   */
+  versions(): Promise<Versions> {
+    this.versionRead ??= new Promise((resolve, reject) =>
+      setImmediate(() => {
+        this.versionRead = undefined;
+        try {
+          resolve(this.readVersionsNow());
+        } catch (error) {
+          reject(error);
+        }
+      }),
+    );
+    return this.versionRead;
+  }
+
+  private readVersionsNow(): Versions {
+    // a prepared statement on the connection itself, no Kysely round; two lookups by key, not a row per stripe
+    // (SQLite's triggers move row DATA_VERSION_ID alone: the stripes are PostgreSQL's)
+    this.versionStatement ??= this.raw
+      .prepare(
+        `select (select version from data_version where id = ${DATA_VERSION_ID}),
+                (select version from data_version where id = ${CREDENTIALS_VERSION_ID})`,
+      )
+      .raw();
+    const [data, credentials] = this.versionStatement.get() as [number, number];
+    return { data: Number(data), credentials: Number(credentials) };
   }
 
   /** Refreshes the planner's statistics where they are missing or old (cheap; SQLite's advice at start-up). */
