@@ -99,7 +99,12 @@ export function createServices(config: Config, storage: Storage): Services {
         siteZone: zone,
         allowPrivate: config.importAllowPrivate,
         parseTimeoutMs: config.importParseTimeoutMs,
-        tec: { retryBaseMs: config.importRetryBaseMs, maxFailures: 5, userAgent: `calendar-events-service-importer/0.1 (+${config.publicUrl})` },
+        tec: {
+          retryBaseMs: config.importRetryBaseMs,
+          maxFailures: 5,
+          userAgent: `calendar-events-service-importer/0.1 (+${config.publicUrl})`,
+          mediaBase: config.publicUrl.replace(/\/+$/, ''),
+        },
       },
       Date.now,
       (tx) => createServices(config, tx),
