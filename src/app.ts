@@ -27,6 +27,7 @@ import { icalRoutes } from './http/routes/events/ical.routes.js';
 import { eventRoutes } from './http/routes/events/index.js';
 import { registerServiceRoutes } from './http/routes/health/index.js';
 import { IMPORTS_PATH, importRoutes } from './http/routes/imports/index.js';
+import { registerMediaRoutes } from './http/routes/media/index.js';
 import { namespaceRoutes } from './http/routes/namespace/index.js';
 import { describeRoutes } from './http/routes/namespace/namespace.index.js';
 import { icalAliasUrl } from './http/routes/site/ical-aliases.js';
@@ -190,6 +191,8 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
 
   registry.mount(app, services, urls, (path) => Object.values(describeRoutes(registry, urls, path))[0], { requireIfMatch: config.requireIfMatch });
   registerServiceRoutes(app, services, registry, urls, { name: config.siteName, description: config.siteDescription, timezone: config.siteTimezone });
+  // image files a site import downloaded, pages or not (their URLs are in the API's `image` objects)
+  registerMediaRoutes(app, services);
   if (config.wpPaths) registerWordPressRoutes(app, registry, urls, config);
   if (config.pages) registerPages(app, config, urls);
 

@@ -68,10 +68,8 @@ export async function importTecCommand(config: Config, argv: string[]): Promise<
   const { values, positionals } = parseCommand(rest, OPTIONS);
   if (positionals.length !== 1) throw new UsageError(`import ${sub} takes one site URL (or events API root)`);
   const url = positionals[0];
-  if (values.images === 'download') {
-    throw new UsageError('--images download is not available yet (this service stores no image files): use link (the default) or skip');
-  }
-  if (values.images !== undefined && values.images !== 'link' && values.images !== 'skip') throw new UsageError('--images is link or skip');
+  if (values.images !== undefined && !['link', 'download', 'skip'].includes(values.images))
+    throw new UsageError('--images is link, download or skip');
   if (values.since !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(values.since)) throw new UsageError('--since is a day, YYYY-MM-DD');
   if (values['app-password'] !== undefined && !values['app-password'].includes(':')) throw new UsageError('--app-password is LOGIN:PASSWORD');
   const concurrency = int(values.concurrency, 'concurrency', 1, 8, 2);

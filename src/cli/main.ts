@@ -27,7 +27,7 @@ commands:
                                           import an iCalendar file or feed (as LOGIN, default the
                                           first administrator), then print a summary
   import tec SITE_URL [--app-password LOGIN:PASSWORD] [--event-password P] [--since YYYY-MM-DD]
-             [--dry-run] [--prune] [--group-series] [--images link|skip] [--concurrency N]
+             [--dry-run] [--prune] [--group-series] [--images link|download|skip] [--concurrency N]
              [--as LOGIN] [--author LOGIN] [--max-probes N] [--redirects FILE]
                                           move a whole site running The Events Calendar in (run it
                                           again to update; a stopped run resumes), then print the report

@@ -154,6 +154,9 @@ export const errors = {
       { import: id },
     ),
 
+  // --- image files kept here (`/media/<sha256>.<ext>`, issue 15) ---
+  mediaNotFound: () => new ApiError('media-not-found', 404, 'No image file of this service has that name.'),
+
   // --- venues and organizers (The Events Calendar) ---
   linkedNotAccessible: (type: 'venue' | 'organizer') => new ApiError(`${type}-not-accessible`, 403, `The requested ${type} is not accessible.`),
   linkedInTrash: (type: 'venue' | 'organizer', id: number) =>

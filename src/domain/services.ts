@@ -9,6 +9,7 @@ import { EventService, type EventView } from './events/event.service.js';
 import { ImportService } from './imports/import.service.js';
 import { type LinkedType, ORGANIZER, type OrganizerRecord, VENUE, type VenueRecord } from './linked/linked.js';
 import { LinkedService, type LinkedView } from './linked/linked.service.js';
+import { MediaService } from './media/media.service.js';
 import { canReadPost } from './policies.js';
 import type { PostType } from './posts/post.js';
 import { mayWritePost } from './posts/post-writer.js';
@@ -32,6 +33,8 @@ export interface Services {
   readonly organizers: LinkedService<'organizer'>;
   /** Import jobs (FEATURES.md §3.4). */
   readonly imports: ImportService;
+  /** Image files kept here (site imports' downloads), served at `/media/…`. */
+  readonly media: MediaService;
   /** Sync tokens and the change log's retention (FEATURES.md §2.3). */
   readonly sync: SyncService;
   /** What each list route shows a caller in a sync. */
@@ -96,11 +99,17 @@ export function createServices(config: Config, storage: Storage): Services {
         siteZone: zone,
         allowPrivate: config.importAllowPrivate,
         parseTimeoutMs: config.importParseTimeoutMs,
-        tec: { retryBaseMs: config.importRetryBaseMs, maxFailures: 5, userAgent: `calendar-events-service-importer/0.1 (+${config.publicUrl})` },
+        tec: {
+          retryBaseMs: config.importRetryBaseMs,
+          maxFailures: 5,
+          userAgent: `calendar-events-service-importer/0.1 (+${config.publicUrl})`,
+          mediaBase: config.publicUrl.replace(/\/+$/, ''),
+        },
       },
       Date.now,
       (tx) => createServices(config, tx),
     ),
+    media: new MediaService(storage),
     sync: new SyncService(storage, config.syncRetentionDays),
     syncSources: {
       events: eventSource(storage, events),

@@ -217,6 +217,33 @@ export interface Database {
   import_map: ImportMapTable;
   changes: ChangesTable;
   sync_state: SyncStateTable;
+  media_blobs: MediaBlobsTable;
+  media_sources: MediaSourcesTable;
+}
+
+/** Image files kept here, once per distinct bytes (migration 0014). */
+export interface MediaBlobsTable {
+  sha256: string;
+  mime_type: string;
+  extension: string;
+  size: number;
+  width: number;
+  height: number;
+  bytes: Buffer;
+  created_at: string;
+  modified_at: string;
+}
+
+/** What a remote image URL gave, and how to ask it again (migration 0014). */
+export interface MediaSourcesTable {
+  url_sha256: string;
+  url: string;
+  blob_sha256: string;
+  etag: string | null;
+  last_modified: string | null;
+  checked_pass: string | null;
+  created_at: string;
+  modified_at: string;
 }
 
 /** The change log (migration 0012): one row per change of a resource, written in the change's transaction. */

@@ -15,6 +15,7 @@ import { ImageStore } from './stores/image.store.js';
 import { ImportStore } from './stores/import.store.js';
 import { ImportMapStore } from './stores/import-map.store.js';
 import { LinkedStore } from './stores/linked.store.js';
+import { MediaStore } from './stores/media.store.js';
 import { PostStore } from './stores/post.store.js';
 import { SeriesStore } from './stores/series.store.js';
 import { TermStore } from './stores/term.store.js';
@@ -34,6 +35,8 @@ export class Storage {
   readonly organizers: LinkedStore<'organizer'>;
   /** The change log (migration 0012): inside a transaction, its notes are written just before the commit. */
   readonly changes: ChangeStore;
+  /** Image files kept here and where they came from (migration 0014). */
+  readonly media: MediaStore;
 
   constructor(
     readonly dialect: Dialect,
@@ -52,6 +55,7 @@ export class Storage {
     this.venues = new LinkedStore(db, dialect, 'venue');
     this.organizers = new LinkedStore(db, dialect, 'organizer');
     this.changes = new ChangeStore(db, dialect, inTransaction);
+    this.media = new MediaStore(db);
   }
 
   /** The store of a linked kind. */

@@ -13,7 +13,7 @@
  * in the probed range is answered with that sample.
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export const FIXTURES = new URL('../../../test/fixtures/', import.meta.url);
@@ -28,6 +28,8 @@ export interface SiteEntry {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
+  /** Bytes served as they are instead of `body` (image files): no host rewrite. */
+  readonly bytes?: Buffer;
 }
 
 interface Stored {
@@ -102,6 +104,7 @@ export interface Served {
   readonly status: number;
   readonly at: number;
   readonly userAgent: string;
+  readonly headers: IncomingHttpHeaders;
 }
 
 export class TecSite {
@@ -112,7 +115,7 @@ export class TecSite {
   /** Changes an answer before it is served (a remote edit, a deleted event). */
   transform: ((entry: SiteEntry) => SiteEntry) | undefined;
   /** Answers what the recording does not hold (a test's own written answer), before the 404. */
-  extra: ((req: { path: string; auth: string }) => SiteEntry | undefined) | undefined;
+  extra: ((req: { path: string; auth: string; headers: IncomingHttpHeaders }) => SiteEntry | undefined) | undefined;
   /** Requests in flight now, and the most at once. */
   inFlight = 0;
   maxInFlight = 0;
@@ -150,7 +153,7 @@ export class TecSite {
     req: IncomingMessage,
     options: { probeRange?: [number, number]; delayMs?: number },
     sample: SiteEntry | undefined,
-  ): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  ): Promise<{ status: number; headers: Record<string, string>; body: string | Buffer }> {
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
@@ -166,6 +169,7 @@ export class TecSite {
           status,
           at: Date.now(),
           userAgent: String(req.headers['user-agent'] ?? ''),
+          headers: req.headers,
         });
       if (auth === undefined) {
         served(401);
@@ -188,7 +192,7 @@ export class TecSite {
       const probe = /^\/wp-json\/tribe\/events\/v1\/events\/(\d+)$/.exec(path);
       const [lo, hi] = options.probeRange ?? [28, 189];
       if (!entry && probe && sample && Number(probe[1]) >= lo && Number(probe[1]) <= hi) entry = sample;
-      entry ??= this.extra?.({ path, auth });
+      entry ??= this.extra?.({ path, auth, headers: req.headers });
       if (entry && this.transform) entry = this.transform(entry);
       if (!entry) {
         this.misses.push(`${req.method} ${auth} ${path}`);
@@ -201,7 +205,7 @@ export class TecSite {
       }
       served(entry.status);
       const headers = Object.fromEntries(Object.entries(entry.headers).map(([k, v]) => [k, rewriteHost(v, this.url)]));
-      return { status: entry.status, headers, body: rewriteHost(entry.body, this.url) };
+      return { status: entry.status, headers, body: entry.bytes ?? rewriteHost(entry.body, this.url) };
     } finally {
       this.inFlight--;
     }

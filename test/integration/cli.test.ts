@@ -42,6 +42,12 @@ describe('calendar CLI', () => {
     assert.match(res.stdout, /usage: calendar/);
   });
 
+  it('import tec takes --images link, download or skip, and nothing else', async () => {
+    const res = await runCli(['import', 'tec', 'https://old.example.org', '--images', 'copy'], env);
+    assert.equal(res.code, 2);
+    assert.match(res.stderr, /^calendar: --images is link, download or skip$/m);
+  });
+
   it('migrates (idempotently)', async () => {
     const res = await runCli(['migrate'], env);
     assert.equal(res.code, 0, res.stderr);

@@ -2,7 +2,8 @@
  * A site import killed mid-way (FEATURES.md §6.4 case 3): `calendar import tec` runs as its own process and is
  * killed with SIGKILL after about 40 % of the recorded site's event windows; run again, it takes over the dead
  * run's checkpoint (its lease need not run out: the process is gone), does not read again what was done, and
- * ends with the same data as one uninterrupted run into another database, compared through the API.
+ * ends with the same data as one uninterrupted run into another database, compared through the API. Both runs
+ * download the images (`--images download`): a file the killed run had kept is not downloaded again.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -15,6 +16,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { UserService } from '../../src/domain/users/user.service.js';
 import { BIN, databaseUrl, runCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { ImageFiles } from '../helpers/tec-images.js';
 import { recordedSite } from '../helpers/tec-import.js';
 import { TecSite } from '../helpers/tec-site.js';
 
@@ -69,6 +71,7 @@ describe('calendar import tec, killed and run again', () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tec-crash-'));
     site = await TecSite.start(recordedSite(), { delayMs: 25 });
+    new ImageFiles().serve(site);
     killed = await createTestDatabase({ sqlitePath: join(dir, 'killed.db') });
     whole = await createTestDatabase({ sqlitePath: join(dir, 'whole.db') });
     for (const db of [killed, whole]) await new UserService(db.storage).add({ login: 'admin', role: 'administrator' });
@@ -83,7 +86,7 @@ describe('calendar import tec, killed and run again', () => {
   const env = (db: TestDatabase) => ({ ...CONFIG, DATABASE_URL: databaseUrl(db.config), IMPORT_ALLOW_PRIVATE: 'on' });
 
   it('resumes from the checkpoint and ends in the state of an uninterrupted run (case 3)', async () => {
-    const child = spawn(process.execPath, [BIN, 'import', 'tec', site.url], {
+    const child = spawn(process.execPath, [BIN, 'import', 'tec', site.url, '--images', 'download'], {
       env: { PATH: process.env.PATH ?? '', ...env(killed) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -96,16 +99,24 @@ describe('calendar import tec, killed and run again', () => {
     child.kill('SIGKILL');
     assert.equal(await exited, null, `killed, not finished: ${out}`);
     assert.match(out, /^import 1 events: \d+\/\d+/m, 'plain progress lines off a terminal');
+    // what the killed run had kept of the images (written before the records that show them)
+    const kept = new Set((await killed.storage.db.selectFrom('media_sources').select('url').execute()).map((r) => new URL(r.url).pathname));
+    assert.ok(kept.size > 0, 'the venues’ images came before the kill');
     const before = site.log.length;
-    const second = await runCli(['import', 'tec', site.url], env(killed));
+    const second = await runCli(['import', 'tec', site.url, '--images', 'download'], env(killed));
     assert.equal(second.code, 0, second.stderr + second.stdout);
     assert.match(second.stdout, /^import 2 done$/m);
     assert.match(second.stdout, /^events\s+\d+\s+0\s+\d+\s+0\s+0$/m);
     const again = site.log.slice(before).map((l) => l.path);
     assert.ok(!again.some((p) => p.includes('start_date=2015-01-01')), 'a window read before the kill is not read again');
     assert.ok(!again.some((p) => p.includes('/categories')), 'nor are the categories');
+    assert.deepEqual(
+      again.filter((p) => kept.has(p)),
+      [],
+      'nor an image file kept before the kill',
+    );
 
-    const uninterrupted = await runCli(['import', 'tec', site.url], env(whole));
+    const uninterrupted = await runCli(['import', 'tec', site.url, '--images', 'download'], env(whole));
     assert.equal(uninterrupted.code, 0, uninterrupted.stderr);
     assert.match(uninterrupted.stdout, /^events\s+151\s+0\s+0\s+0\s+0$/m);
     const [a, b] = [JSON.parse(await stateOf(killed)), JSON.parse(await stateOf(whole))];

@@ -227,6 +227,7 @@ export class ImportService {
       retryBaseMs: this.settings.tec?.retryBaseMs ?? 1000,
       maxFailures: this.settings.tec?.maxFailures ?? 5,
       userAgent: this.settings.tec?.userAgent ?? 'calendar-events-service-importer',
+      mediaBase: this.settings.tec?.mediaBase ?? '',
     };
     // what a job was given to reach the site is forgotten when it stops, however it stops
     const forget = () => {

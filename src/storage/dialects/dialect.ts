@@ -54,6 +54,8 @@ export interface Dialect {
   readonly db: Kysely<Database>;
   /** Column builder for an auto-generated integer primary key. */
   autoId(col: ColumnDefinitionBuilder): ColumnDefinitionBuilder;
+  /** The column type of binary data (SQLite `blob`, PostgreSQL `bytea`); both drivers read and bind Buffers. */
+  readonly bytesType: 'blob' | 'bytea';
   /**
    * Whether `select … for update skip locked` exists (PostgreSQL): claims of queued jobs by several processes
    * then pass each other by. SQLite has no row locks and needs none (one write transaction at a time).

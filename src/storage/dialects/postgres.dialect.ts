@@ -57,6 +57,7 @@ export class PostgresDialect implements Dialect {
   readonly name = 'postgres' as const;
   readonly skipLocked = true;
   readonly foldsEveryScript = true;
+  readonly bytesType = 'bytea' as const;
   readonly lowerFunction = 'lower';
   readonly db: Kysely<Database>;
   private readonly pool: pg.Pool;

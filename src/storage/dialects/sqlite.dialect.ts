@@ -86,6 +86,7 @@ export class SqliteDialect implements Dialect {
   readonly name = 'sqlite' as const;
   readonly skipLocked = false;
   readonly foldsEveryScript = false;
+  readonly bytesType = 'blob' as const;
   readonly lowerFunction = 'ulower';
   readonly db: Kysely<Database>;
   readonly raw: SqliteDatabase.Database;

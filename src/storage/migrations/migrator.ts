@@ -17,6 +17,7 @@ import { nameLookups } from './0010-name-lookups.migration.js';
 import { importMap } from './0011-import-map.migration.js';
 import { changeLog } from './0012-change-log.migration.js';
 import { itemVersions } from './0013-item-versions.migration.js';
+import { media } from './0014-media.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -37,6 +38,7 @@ export const MIGRATIONS: readonly Migration[] = [
   importMap,
   changeLog,
   itemVersions,
+  media,
 ];
 
 /** Applies the pending migrations; returns the names applied. */

@@ -47,7 +47,8 @@ export class ImageStore {
     return new Map(rows.map((r) => [r.post_id, toRecord(r)]));
   }
 
-  async createExternal(url: string, authorId: number, now: { local: string; utc: string }): Promise<ImageRecord> {
+  /** A new image at a URL (its title: the URL's file name, or the one given). */
+  async createExternal(url: string, authorId: number, now: { local: string; utc: string }, title?: string): Promise<ImageRecord> {
     const path = new URL(url).pathname;
     const extension = /\.([a-z0-9]{1,8})$/i.exec(path)?.[1]?.toLowerCase() ?? '';
     const mime = MIME[extension] ?? '';
@@ -57,7 +58,7 @@ export class ImageStore {
         type: 'image',
         status: 'inherit',
         author_id: authorId,
-        title: decodeURIComponent(path.split('/').pop() ?? '').slice(0, 200),
+        title: (title ?? decodeURIComponent(path.split('/').pop() ?? '')).slice(0, 200),
         slug: '',
         date: now.local,
         date_utc: now.utc,
@@ -73,6 +74,34 @@ export class ImageStore {
       .executeTakeFirstOrThrow();
     return toRecord(row as ImageRow);
   }
+
+  /** Rewrites what an image is (its post stays: what refers to it keeps referring to it). */
+  async setContent(id: number, content: ImageContent): Promise<void> {
+    await this.db
+      .updateTable('images')
+      .set({
+        url: content.url,
+        extension: content.extension,
+        mime_type: content.mimeType,
+        width: content.width,
+        height: content.height,
+        filesize: content.filesize,
+        sizes: JSON.stringify(content.sizes),
+      })
+      .where('post_id', '=', id)
+      .execute();
+  }
+}
+
+/** Points an image at other bytes: a copy kept here (`/media/…`), or back at a remote URL. */
+export interface ImageContent {
+  readonly url: string;
+  readonly extension: string;
+  readonly mimeType: string;
+  readonly width: number | null;
+  readonly height: number | null;
+  readonly filesize: number | null;
+  readonly sizes: ImageRecord['sizes'];
 }
 
 const MIME: Record<string, string> = {

@@ -9,6 +9,7 @@ import type { Storage } from '../../../storage/storage.js';
 import type { MapRow } from '../../../storage/stores/import-map.store.js';
 import { ApiError } from '../../errors.js';
 import { postStamp } from '../../posts/post-writes.js';
+import type { Json } from './tec.mapper.js';
 import { count, type TecReport, warn } from './tec.report.js';
 import type { TecWriter } from './tec.writer.js';
 
@@ -35,6 +36,8 @@ export interface BatchItem {
   readonly kind: string;
   readonly remoteId: string;
   readonly write: (tx: Storage) => Promise<unknown>;
+  /** The remote record it writes (its images are fetched before the page's transaction, with `download`). */
+  readonly remote?: Json;
 }
 
 type Snapshot = { resources: TecReport['resources']; warnings: number };
@@ -60,10 +63,13 @@ export class BatchWriter {
     this.report.warnings.length = s.warnings;
   }
 
-  /** Writes the items; answers how many failed. */
-  write(items: readonly BatchItem[]): Promise<number> {
-    if (items.length === 0) return Promise.resolve(0);
+  /** Writes the items (their images fetched first, outside the turn); answers how many failed. */
+  async write(items: readonly BatchItem[]): Promise<number> {
+    if (items.length === 0) return 0;
+    await this.writer.prepare(items);
     return this.turns.run(async () => {
+      // (what the fetches reported is the report's whatever becomes of the page)
+      this.writer.media?.flush(this.report);
       const before = this.snapshot();
       try {
         return await this.once(items, !this.dryRun);

@@ -56,6 +56,16 @@ export interface JsonResponse {
 
 const MAX_WAIT_MS = 120_000;
 
+/** How one request differs from the site's JSON requests (see `TecClient.get`). */
+export interface GetOptions {
+  /** Headers besides the user agent (an `accept` here replaces the JSON one). */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly maxBytes?: number;
+  readonly timeoutMs?: number;
+  /** At most this many tries, and a failure that is the caller's to report (see `TecClient.get`). */
+  readonly attempts?: number;
+}
+
 /** Seconds or an HTTP date, as milliseconds from now (undefined when absent or unreadable). */
 export function retryAfterMs(value: string | string[] | undefined, nowMs: number): number | undefined {
   const v = Array.isArray(value) ? value[0] : value;
@@ -97,16 +107,21 @@ export class TecClient {
   /**
    * GETs a URL: answers every status below 500 but 429 (the caller judges 4xx); waits and retries 429, 5xx and
    * network errors; throws TecAbort after `maxFailures` failed attempts in a row. `authenticated`: send the
-   * application password (always to the site's origin only).
+   * application password (always to the site's origin only). With `attempts` (an image: its failure is the
+   * caller's to report, not the import's), at most that many tries: the last answer is returned whatever its
+   * status, the last error thrown, a body too large is not asked for again, and none of it counts toward the
+   * abort (nor resets it).
    */
-  async get(url: string, authenticated = true): Promise<RawResponse> {
+  async get(url: string, authenticated = true, options: GetOptions = {}): Promise<RawResponse> {
     const release = await this.slot();
+    const own = options.attempts !== undefined;
     try {
       for (let attempt = 0; ; attempt++) {
         const wait = this.pausedUntil - Date.now();
         if (wait > 0) await this.sleep(wait);
-        const headers: Record<string, string> = { 'user-agent': this.options.userAgent, accept: 'application/json' };
+        const headers: Record<string, string> = { 'user-agent': this.options.userAgent, accept: 'application/json', ...options.headers };
         if (authenticated && this.options.appPassword) headers.authorization = `Basic ${Buffer.from(this.options.appPassword).toString('base64')}`;
+        const last = own && attempt + 1 >= (options.attempts ?? 1);
         let problem: string;
         let delay: number | undefined;
         try {
@@ -115,21 +130,26 @@ export class TecClient {
             allowPrivate: this.options.allowPrivate,
             headers,
             agents: this.agents,
-            timeoutMs: this.options.timeoutMs,
+            timeoutMs: options.timeoutMs ?? this.options.timeoutMs,
+            maxBytes: options.maxBytes,
           });
           if (res.status < 500 && res.status !== 429) {
-            this.failuresInRow = 0;
+            if (!own) this.failuresInRow = 0;
             return res;
           }
+          if (last) return res;
           problem = `HTTP ${res.status}`;
           if (res.status === 429 || res.status === 503) delay = retryAfterMs(res.headers['retry-after'], Date.now());
         } catch (error) {
-          if (error instanceof FetchError && error.code === 'url-refused') throw error;
+          if (error instanceof FetchError && (error.code === 'url-refused' || (own && error.code === 'too-large'))) throw error;
           problem = error instanceof Error ? error.message : String(error);
+          if (last) throw error instanceof FetchError ? error : new FetchError('fetch-failed', problem);
         }
-        this.failuresInRow++;
-        if (this.failuresInRow >= this.options.maxFailures) {
-          throw new TecAbort(`${this.failuresInRow} failed requests in a row (last: ${problem} from ${url})`);
+        if (!own) {
+          this.failuresInRow++;
+          if (this.failuresInRow >= this.options.maxFailures) {
+            throw new TecAbort(`${this.failuresInRow} failed requests in a row (last: ${problem} from ${url})`);
+          }
         }
         const backoff = Math.min(60_000, this.options.retryBaseMs * 2 ** attempt);
         const pause = Math.min(MAX_WAIT_MS, delay ?? backoff);

@@ -55,7 +55,7 @@ async function writeListed(run: TecRun, events: readonly Json[], occurrences: Js
       const full = run.options.eventPassword ? await readProtected(run, rid) : undefined;
       if (full) {
         warn(run.report, 'event', rid, 'password-protected: read with the password given, imported private (posts have no passwords here)');
-        items.push({ kind: 'event', remoteId: rid, write: (tx: Storage) => run.writer.event(tx, full, { status: 'private' }) });
+        items.push({ kind: 'event', remoteId: rid, remote: full, write: (tx: Storage) => run.writer.event(tx, full, { status: 'private' }) });
       } else {
         warn(
           run.report,
@@ -63,11 +63,11 @@ async function writeListed(run: TecRun, events: readonly Json[], occurrences: Js
           rid,
           'password-protected: its content is hidden from an anonymous importer, imported as a draft flagged incomplete',
         );
-        items.push({ kind: 'event', remoteId: rid, write: (tx: Storage) => run.writer.event(tx, remote, { incomplete: true }) });
+        items.push({ kind: 'event', remoteId: rid, remote, write: (tx: Storage) => run.writer.event(tx, remote, { incomplete: true }) });
       }
       continue;
     }
-    items.push({ kind: 'event', remoteId: rid, write: (tx: Storage) => run.writer.event(tx, remote) });
+    items.push({ kind: 'event', remoteId: rid, remote, write: (tx: Storage) => run.writer.event(tx, remote) });
   }
   await run.batch.write(items);
 }

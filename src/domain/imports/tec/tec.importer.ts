@@ -12,9 +12,10 @@ import { TecClient } from './tec.client.js';
 import { apiUrl, discover, type Site } from './tec.discovery.js';
 import { eventStage, probeStage } from './tec.events.js';
 import { type Json, str } from './tec.mapper.js';
+import { TecMedia } from './tec.media.js';
 import { count, emptyReport, type TecReport, warn } from './tec.report.js';
 import { encodeQuery, fetchPage, linkedQuery, nextPageUrl, termQuery } from './tec.walk.js';
-import { MapCache, type TecServices, TecWriter } from './tec.writer.js';
+import { type ImagesMode, MapCache, type TecServices, TecWriter } from './tec.writer.js';
 
 export interface TecOptions {
   readonly dryRun: boolean;
@@ -22,7 +23,7 @@ export interface TecOptions {
   readonly since?: string;
   readonly prune: boolean;
   readonly groupSeries: boolean;
-  readonly images: 'link' | 'skip';
+  readonly images: ImagesMode;
   readonly concurrency: number;
   /** `login:password`: drafts, pending, private and scheduled posts come too. */
   readonly appPassword?: string;
@@ -39,6 +40,8 @@ export interface TecSettings {
   readonly retryBaseMs: number;
   readonly maxFailures: number;
   readonly userAgent: string;
+  /** The public URL of this service (no trailing slash): where images downloaded are served, under `/media/`. */
+  readonly mediaBase: string;
 }
 
 export const STAGES = ['terms', 'linked', 'events', 'probes', 'finish', 'done'] as const;
@@ -133,11 +136,19 @@ export class TecImporter {
           images: options.images,
           pass: cp.pass,
           siteZone: this.settings.siteZone,
+          mediaBase: this.settings.mediaBase,
         },
         cache,
         report,
         this.servicesIn,
         this.clock,
+        options.images === 'download'
+          ? new TecMedia(this.storage, client, {
+              pass: cp.pass,
+              dryRun: options.dryRun,
+              stamp: () => new Date(this.clock()).toISOString().slice(0, 19).replace('T', ' '),
+            })
+          : undefined,
       );
       const batch = new BatchWriter(this.storage, writer, report, options.dryRun, scope, cp.pass);
       const run: TecRun = { storage: this.storage, actor, servicesIn: this.servicesIn, client, site, options, writer, batch, cp, report, save };
@@ -213,7 +224,7 @@ export class TecImporter {
         const image = item.image as Json | false | undefined;
         if (image && image.id !== undefined && !run.cp.attachments.includes(String(image.id))) run.cp.attachments.push(String(image.id));
       }
-      await run.batch.write(got.items.map((v) => ({ kind, remoteId: str(v, 'id'), write: (tx) => run.writer.linked(tx, kind, v) })));
+      await run.batch.write(got.items.map((v) => ({ kind, remoteId: str(v, 'id'), remote: v, write: (tx) => run.writer.linked(tx, kind, v) })));
       url = nextPageUrl(run.site, path, linkedQuery, got, page, true);
     }
   }

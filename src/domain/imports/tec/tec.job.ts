@@ -27,7 +27,7 @@ export function tecOptions(options: Readonly<Record<string, unknown>>, userId: n
     since: text('since'),
     prune: options.prune === true,
     groupSeries: options.group_series === true,
-    images: options.images === 'skip' ? 'skip' : 'link',
+    images: options.images === 'skip' || options.images === 'download' ? options.images : 'link',
     concurrency: Math.min(8, Math.max(1, Number(options.concurrency ?? 2) || 2)),
     appPassword: text('app_password'),
     eventPassword: text('event_password'),

@@ -4,9 +4,12 @@
  * written changed, left alone when it did not.
  */
 import type { Storage } from '../../../storage/storage.js';
+import type { ImageContent, ImageRecord } from '../../../storage/stores/image.store.js';
 import type { LinkedService } from '../../linked/linked.service.js';
+import { type MediaInfo, mediaPath } from '../../media/media.js';
 import { postStamp } from '../../posts/post-writes.js';
 import { decodeSlug, hashOf, isBlankedLinked, type Json, lineageOf, linkedFields, obj, oldPath, str } from './tec.mapper.js';
+import { sizesOf } from './tec.media.js';
 import { count, type Outcome, warn } from './tec.report.js';
 import type { TecWriter } from './tec.writer.js';
 
@@ -66,7 +69,12 @@ export async function writeTerm(w: TecWriter, tx: Storage, kind: 'category' | 't
   return w.done(kind, outcome, localId);
 }
 
-/** The local image of a remote featured image: linked by URL, once per remote attachment. */
+/**
+ * The local image of a remote featured image, once per remote attachment: linked by its URL on the site, or
+ * (download) our copies of its files, served here. A download that could not be had leaves the record without
+ * an image (tec.media.ts says why in the report); the image post stays the same one when an image changes, or
+ * moves from a link to a copy and back, so what shows it need not change.
+ */
 export async function writeImage(w: TecWriter, tx: Storage, value: unknown): Promise<number | undefined> {
   const image = obj(value);
   if (w.settings.images === 'skip' || !image) return undefined;
@@ -75,6 +83,17 @@ export async function writeImage(w: TecWriter, tx: Storage, value: unknown): Pro
   const rid = str(image, 'id') || url;
   const met = w.cache.get('image', rid);
   if (met && met.seenPass === w.settings.pass && met.localId !== 0) return met.localId;
+  return w.settings.images === 'download' ? writeCopiedImage(w, tx, image, rid) : writeLinkedImage(w, tx, image, rid);
+}
+
+/** An existing image post mapped to this remote image, if it is still there. */
+async function mappedImage(w: TecWriter, tx: Storage, rid: string): Promise<ImageRecord | undefined> {
+  const mapped = w.cache.get('image', rid);
+  return mapped && mapped.localId > 0 ? tx.images.find(mapped.localId) : undefined;
+}
+
+async function writeLinkedImage(w: TecWriter, tx: Storage, image: Json, rid: string): Promise<number | undefined> {
+  const url = str(image, 'url');
   const sizes = obj(image.sizes) ?? {};
   const first = obj(Object.values(sizes)[0]);
   const meta = {
@@ -89,12 +108,59 @@ export async function writeImage(w: TecWriter, tx: Storage, value: unknown): Pro
   if (known) return w.done('image', 'unchanged', known.localId);
   let localId: number;
   if (w.settings.dryRun) {
-    localId = (await tx.images.findByUrl(url))?.id ?? w.cache.nextFakeId();
+    localId = (await tx.images.findByUrl(url))?.id ?? (await mappedImage(w, tx, rid))?.id ?? w.cache.nextFakeId();
   } else {
-    const existing = await tx.images.findByUrl(url);
+    const existing = (await tx.images.findByUrl(url)) ?? (await mappedImage(w, tx, rid));
+    if (existing && existing.url !== url) {
+      // a copy an earlier run kept (download): the same image post, pointing at the site again
+      const extension = /\.([a-z0-9]{1,8})$/i.exec(new URL(url).pathname)?.[1]?.toLowerCase() ?? '';
+      await tx.images.setContent(existing.id, { url, extension, ...meta, sizes: {} });
+    }
     localId = existing?.id ?? (await tx.images.createExternal(url, w.settings.authorId, postStamp(w.clock(), w.settings.siteZone))).id;
     await tx.importMap.setImageMeta(localId, meta);
   }
+  return rememberImage(w, tx, rid, localId, hash);
+}
+
+/** (download) Our copies of the full-size file and of the sizes the site lists; none when the full size failed. */
+async function writeCopiedImage(w: TecWriter, tx: Storage, image: Json, rid: string): Promise<number | undefined> {
+  const url = str(image, 'url');
+  const full = w.media?.result(url);
+  if (!full) throw new Error(`the image ${url} was not fetched before the record that shows it was written`);
+  if (!full.copy) return undefined;
+  const served = (info: MediaInfo) => `${w.settings.mediaBase}${mediaPath(info)}`;
+  const sizes: ImageContent['sizes'] = {};
+  for (const [name, sizeUrl] of sizesOf(image)) {
+    const copy = w.media?.result(sizeUrl)?.copy;
+    if (copy) sizes[name] = { width: copy.width, height: copy.height, 'mime-type': copy.mimeType, filesize: copy.size, url: served(copy) };
+  }
+  const { copy } = full;
+  const content: ImageContent = {
+    url: served(copy),
+    extension: copy.extension,
+    mimeType: copy.mimeType,
+    width: copy.width,
+    height: copy.height,
+    filesize: copy.size,
+    sizes,
+  };
+  const hash = hashOf({ download: content });
+  const known = w.same('image', rid, hash, null);
+  if (known) return w.done('image', 'unchanged', known.localId);
+  const existing = await mappedImage(w, tx, rid);
+  let localId: number;
+  if (w.settings.dryRun) {
+    localId = existing?.id ?? w.cache.nextFakeId();
+  } else {
+    // (titled by the site's file name, as WordPress titles an upload)
+    const title = decodeSlug(new URL(url).pathname.split('/').pop() ?? '');
+    localId = existing?.id ?? (await tx.images.createExternal(content.url, w.settings.authorId, postStamp(w.clock(), w.settings.siteZone), title)).id;
+    await tx.images.setContent(localId, content);
+  }
+  return rememberImage(w, tx, rid, localId, hash);
+}
+
+async function rememberImage(w: TecWriter, tx: Storage, rid: string, localId: number, hash: string): Promise<number> {
   const outcome: Outcome = w.cache.get('image', rid) ? 'updated' : 'created';
   await w.remember(tx, {
     kind: 'image',

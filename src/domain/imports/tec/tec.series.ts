@@ -46,8 +46,9 @@ export async function groupOccurrences(run: TecRun, occurrences: readonly Json[]
   for (const o of occurrences) groups.set(groupKey(o), [...(groups.get(groupKey(o)) ?? []), o]);
   const items = [...groups.values()].map((members) => {
     const sorted = [...members].sort((a, b) => (str(a, 'utc_start_date') < str(b, 'utc_start_date') ? -1 : 1));
-    if (sorted.length === 1) return { kind: 'event', remoteId: str(sorted[0], 'id'), write: (tx: Storage) => run.writer.event(tx, sorted[0]) };
-    return { kind: 'event', remoteId: str(sorted[0], 'id'), write: (tx: Storage) => writeSeries(run, tx, sorted) };
+    const remote = sorted[0];
+    if (sorted.length === 1) return { kind: 'event', remoteId: str(remote, 'id'), remote, write: (tx: Storage) => run.writer.event(tx, remote) };
+    return { kind: 'event', remoteId: str(remote, 'id'), remote, write: (tx: Storage) => writeSeries(run, tx, sorted) };
   });
   await run.batch.write(items);
 }

@@ -13,9 +13,11 @@ import type { EventInput } from '../../events/event.js';
 import type { EventService } from '../../events/event.service.js';
 import type { LinkedService } from '../../linked/linked.service.js';
 import type { TermService } from '../../terms/term.service.js';
+import type { BatchItem } from './tec.batch.js';
 import type { MapCache } from './tec.cache.js';
 import type { Site } from './tec.discovery.js';
 import { eventDates, eventFields, hashOf, type Json, lineageOf, list, obj, oldPath, str, tecUid } from './tec.mapper.js';
+import type { TecMedia } from './tec.media.js';
 import { writeImage, writeLinked, writeTerm } from './tec.records.js';
 import { count, type Outcome, type TecReport, warn } from './tec.report.js';
 
@@ -36,10 +38,15 @@ export interface WriterSettings {
   /** The local author of what is created. */
   readonly authorId: number;
   readonly dryRun: boolean;
-  readonly images: 'link' | 'skip';
+  readonly images: ImagesMode;
   readonly pass: string;
   readonly siteZone: string;
+  /** The public URL of this service (no trailing slash): kept copies are served at `<it>/media/…`. */
+  readonly mediaBase: string;
 }
+
+/** Featured images: linked by their remote URL, downloaded and served here, or left out. */
+export type ImagesMode = 'link' | 'download' | 'skip';
 
 export type Kind = 'category' | 'tag' | 'venue' | 'organizer' | 'event' | 'image' | 'series';
 
@@ -55,7 +62,14 @@ export class TecWriter {
     readonly report: TecReport,
     readonly servicesIn: (tx: Storage) => TecServices,
     readonly clock: () => number = Date.now,
+    /** With `images: download`: the files fetched for the records (see `prepare`). */
+    readonly media?: TecMedia,
   ) {}
+
+  /** Before a page of records is written, outside its transaction: fetches the images they show (download). */
+  async prepare(items: readonly BatchItem[]): Promise<void> {
+    if (this.media) await this.media.prepare(items.map((i) => i.remote));
+  }
 
   /** Map rows and lineages of the current item, to be written with its batch (see BatchWriter). */
   private writes: { rows: MapRow[]; lineages: [number, readonly string[]][] } = { rows: [], lineages: [] };

@@ -26,9 +26,14 @@ const tecArgs = {
     Type.Boolean({ description: '`tec`: group the occurrences of a Pro recurring event into one series with an explicit list of dates.' }),
     { default: false, as: 'groupSeries' },
   ),
-  images: arg(Type.String({ enum: ['link', 'skip'], description: '`tec`: featured images linked by their URL on the site, or skipped.' }), {
-    default: 'link',
-  }),
+  images: arg(
+    Type.String({
+      enum: ['link', 'download', 'skip'],
+      description:
+        '`tec`: featured images `link`ed by their URL on the site; or `download`ed once each (the full size and the sizes the site lists; JPEG, PNG, GIF, WebP or AVIF, at most 20 MB) and served by this service at `/media/<sha256>.<ext>`, a later run asking the site only whether they changed; or `skip`ped.',
+    }),
+    { default: 'link' },
+  ),
   concurrency: arg(Type.Integer({ minimum: 1, maximum: 8, description: '`tec`: requests in flight at most.' }), { default: 2 }),
   app_password: arg(
     Type.String({
