@@ -27,19 +27,6 @@ export interface Versions {
 export const DATA_VERSION_ID = 1;
 export const CREDENTIALS_VERSION_ID = 2;
 export const DATA_VERSION_STRIPES = { first: 11, count: 16 } as const;
-export const DATA_VERSION_QUERY = 'select id, version from data_version';
-
-/** The two versions from the `[id, version]` rows of DATA_VERSION_QUERY. */
-export function readVersions(rows: readonly (readonly [unknown, unknown])[]): Versions {
-  let data = 0;
-  let credentials = 0;
-  for (const [id, version] of rows) {
-    if (Number(id) === CREDENTIALS_VERSION_ID) credentials = Number(version);
-    else data += Number(version);
-  }
-  return { data, credentials };
-}
-
 /** Tables whose writes move the credentials version too. */
 export const CREDENTIAL_TABLES: readonly string[] = ['users', 'app_passwords'];
 
