@@ -84,7 +84,7 @@ export function serializeEvent(view: EventView, urls: Urls, options: { single?: 
     tags: view.tags.map((t) => serializeEmbeddedTerm(t, TAGS, urls)),
     venue: view.venue ? serializeVenue(view.venue, urls, options) : [],
     organizer: view.organizers.map((o) => serializeOrganizer(o, urls, options)),
-    custom_fields: [],
+    custom_fields: customFields(e.customFields),
   };
   if (options.single) out.json_ld = eventJsonLd(view, url, urls);
   const series = view.series;
@@ -101,6 +101,17 @@ export function serializeEvent(view: EventView, urls: Urls, options: { single?: 
   }
   if (view.removedOccurrences) out.removed_occurrences = [...view.removedOccurrences];
   return out;
+}
+
+/**
+ * Pro's additional fields as the original answers them (CONTRACT.md §2.1): an object keyed by meta name, or `[]`
+ * (a JSON array, as PHP encodes an empty one) when there are none. (The original blanks them to `[]` for a
+ * password-protected event; posts here have no passwords, so nothing is blanked.)
+ */
+function customFields(fields: EventView['record']['customFields']): EventResponse['custom_fields'] {
+  if (fields.length === 0) return [];
+  // (fromEntries: a name such as `__proto__` is a key like any other)
+  return Object.fromEntries(fields.map((f) => [f.name, { label: f.label, value: f.value }]));
 }
 
 function plainExcerpt(html: string, words = 55): string {

@@ -90,6 +90,8 @@ export interface EventsTable {
   ical_uid: Generated<string | null>;
   /** iCalendar SEQUENCE: changes of the event's times. */
   ical_sequence: Generated<number>;
+  /** JSON array of `{name, label, value}`: Pro's additional fields (migration 0015); null when none. */
+  custom_fields: Generated<string | null>;
 }
 
 /** A recurring event's rule, beside its master's `events` row (FEATURES.md §1.5). */

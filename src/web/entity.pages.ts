@@ -58,6 +58,8 @@ export interface EventModel {
   readonly categories: readonly TermLink[];
   readonly tags: readonly TermLink[];
   readonly website: string | undefined;
+  /** Pro's additional fields (its "Other" group): the label as text, the value as sanitised HTML (it may be a link). */
+  readonly customFields: readonly { readonly label: string; readonly valueHtml: string }[];
   /** Sanitised HTML. */
   readonly descriptionHtml: string;
   /** The JSON-LD object, as `GET /events/{id}` has it. */
@@ -151,6 +153,7 @@ export async function eventModel(ctx: PageContext, view: EventView): Promise<Eve
     categories: view.categories.map((t) => ({ name: t.name, url: `${ctx.urls.home}/events/category/${encodeURIComponent(t.slug)}/` })),
     tags: view.tags.map((t) => ({ name: t.name, url: `${ctx.urls.home}/events/tag/${encodeURIComponent(t.slug)}/` })),
     website: e.website && /^https?:\/\//i.test(e.website) ? e.website : undefined,
+    customFields: e.customFields.map((f) => ({ label: htmlToText(f.label), valueHtml: sanitizeHtml(f.value) })),
     descriptionHtml: description,
     jsonLd: eventJsonLd(view, item.url, ctx.urls),
     calendarLinks: addToCalendar(

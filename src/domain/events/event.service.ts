@@ -744,6 +744,7 @@ export class EventService {
       tags: own.filter((t) => t.taxonomy === 'post_tag').map((t) => t.id),
       venue: e.venueId === null ? undefined : { id: e.venueId },
       organizers: organizers.map((oid) => ({ id: oid })),
+      customFields: e.customFields,
     };
   }
 

@@ -35,6 +35,18 @@ export interface EventDetails {
   readonly icalUid: string | null;
   /** iCalendar SEQUENCE: how many times the event's times (dates, zone, all-day, rule) changed. */
   readonly icalSequence: number;
+  /** The Events Calendar Pro's "additional fields", in order (empty: none). Occurrences copy their series'. */
+  readonly customFields: readonly CustomField[];
+}
+
+/**
+ * One of Pro's "additional fields" as the original answers it (CONTRACT.md §2.1 `custom_fields`): the meta name
+ * it is keyed by, its label and its value, strings as the site sent them (the value may hold the HTML of a link).
+ */
+export interface CustomField {
+  readonly name: string;
+  readonly label: string;
+  readonly value: string;
 }
 
 export type EventKind = 'single' | 'series' | 'occurrence';
@@ -48,6 +60,7 @@ export const PLAIN_DETAILS = {
   showMapLink: false,
   hideFromListings: false,
   featured: false,
+  customFields: [],
 } as const satisfies Partial<EventDetails>;
 
 /** An event as the domain sees it: its post and its calendar details. */
@@ -82,6 +95,12 @@ export interface EventInput extends PostInput {
   readonly recurrence?: readonly string[] | null;
   /** The iCalendar UID to give the event instead of a generated one (imports keep the source's); not clearable. */
   readonly icalUid?: string | null;
+  /**
+   * Pro's additional fields (null or [] clears them). Internal: only a site import sets them. No route takes
+   * them — the original's REST API answers `custom_fields` but takes no such argument on writes (CONTRACT.md
+   * §2.1: Pro fills them from its own admin screens), so neither does ours.
+   */
+  readonly customFields?: readonly CustomField[] | null;
 }
 
 /** A venue or organizer named in an event write: an existing id, or what to create. */

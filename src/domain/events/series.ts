@@ -88,6 +88,7 @@ const SAME_NAME = [
   'categories',
   'tags',
   'organizers',
+  'customFields',
 ] as const satisfies readonly (keyof EventInput & OverridableField)[];
 
 /** The fields an occurrence edit overrides, by what it sent. */

@@ -18,6 +18,7 @@ import { importMap } from './0011-import-map.migration.js';
 import { changeLog } from './0012-change-log.migration.js';
 import { itemVersions } from './0013-item-versions.migration.js';
 import { media } from './0014-media.migration.js';
+import { eventCustomFields } from './0015-event-custom-fields.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -39,6 +40,7 @@ export const MIGRATIONS: readonly Migration[] = [
   changeLog,
   itemVersions,
   media,
+  eventCustomFields,
 ];
 
 /** Applies the pending migrations; returns the names applied. */

@@ -4,6 +4,7 @@
  * snake_case row.
  */
 import type { Updateable } from 'kysely';
+import type { CustomField } from '../../domain/events/event.js';
 import type { Flag } from '../database.js';
 
 /** A column's conversion. (Method syntax: a codec of one column type stands for any column's in a map.) */
@@ -21,6 +22,12 @@ export const flag: Codec<boolean, Flag> = {
 export const jsonList: Codec<readonly string[], string> = {
   toRow: (v) => JSON.stringify(v),
   fromRow: (v) => JSON.parse(v) as string[],
+};
+
+/** An event's additional fields as a JSON array of `{name, label, value}` (an array keeps their order); none: null. */
+export const customFieldList: Codec<readonly CustomField[], string | null> = {
+  toRow: (v) => (v.length === 0 ? null : JSON.stringify(v.map((f) => ({ name: f.name, label: f.label, value: f.value })))),
+  fromRow: (v) => (v === null || v === undefined ? [] : (JSON.parse(v) as CustomField[])),
 };
 
 /** A nullable number (PostgreSQL's driver may hand numerics back as strings). */

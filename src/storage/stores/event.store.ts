@@ -9,7 +9,7 @@ import type { Visibility } from '../../domain/visibility.js';
 import { statusesOnly, visiblePosts } from '../../domain/visibility.js';
 import type { Database, EventsTable, PostsTable } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
-import { columnMap, flag, jsonList } from './columns.js';
+import { columnMap, customFieldList, flag, jsonList } from './columns.js';
 import { likeContains } from './like.js';
 import { postColumns, postFromRow } from './post.store.js';
 import { placeholders, Statement, statementSet } from './statement.js';
@@ -39,6 +39,7 @@ export const eventColumns = columnMap<EventsTable>()<EventDetails>({
   seriesId: 'series_id',
   icalUid: 'ical_uid',
   icalSequence: 'ical_sequence',
+  customFields: ['custom_fields', customFieldList],
 });
 
 function toRecord(row: Readonly<Record<string, unknown>>): EventRecord {

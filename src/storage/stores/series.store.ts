@@ -65,6 +65,7 @@ export const OVERRIDABLE = {
   hideFromListings: { events: ['hide_from_listings'] },
   featured: { events: ['featured'] },
   venue: { events: ['venue_id'] },
+  customFields: { events: ['custom_fields'] },
 } as const satisfies Record<string, { posts?: readonly string[]; events?: readonly string[] }>;
 
 export type OverridableField = keyof typeof OVERRIDABLE | 'dates' | 'categories' | 'tags' | 'organizers';
@@ -239,10 +240,10 @@ export class SeriesStore {
     await sql`
       insert into events (post_id, status, start_date, end_date, start_utc, end_utc, timezone, timezone_abbr, all_day,
                           cost, currency_symbol, currency_code, currency_position, website, show_map, show_map_link,
-                          hide_from_listings, featured, venue_id, kind, series_id)
+                          hide_from_listings, featured, venue_id, custom_fields, kind, series_id)
       select v.id, m.status, v.start_date, v.end_date, v.start_utc, v.end_utc, v.timezone, v.timezone_abbr, v.all_day,
              m.cost, m.currency_symbol, m.currency_code, m.currency_position, m.website, m.show_map, m.show_map_link,
-             m.hide_from_listings, m.featured, m.venue_id, 'occurrence', m.post_id
+             m.hide_from_listings, m.featured, m.venue_id, m.custom_fields, 'occurrence', m.post_id
       from events m cross join ${this.dialect.jsonRows(datedRows(items), datedColumns)}
       where m.post_id = ${masterId}`.execute(db);
     await sql`

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { formatUtcMs, formatWall, getZone, parseWall, utcMsToZonedWall, wallToMs, zonedWallToUtcMs } from '../../../time/zones.js';
+import type { CustomField } from '../../events/event.js';
 import { mapZone } from './tec.discovery.js';
 
 export type Json = Record<string, unknown>;
@@ -159,8 +160,35 @@ export function lineageOf(remote: Json): string[] {
   return [...new Set([own, ...lineage].filter((g) => g !== ''))];
 }
 
+/**
+ * Pro's additional fields (CONTRACT.md §2.1 `custom_fields`: `{"<meta name>": {"label": …, "value": …}}`, `[]`
+ * when none), in the site's order, labels and values the strings it sent. An entry that is not a label and a
+ * value, both strings, is left out with a warning; an empty value is one the original lists only when a filter
+ * put it there, and is left out too. Undefined when there are none (a site without Pro, another instance of
+ * this service): an event without fields hashes as it did before they were imported.
+ */
+export function customFields(remote: Json, warn: (reason: string) => void): CustomField[] | undefined {
+  const given = remote.custom_fields;
+  if (given === undefined || given === null || (Array.isArray(given) && given.length === 0)) return undefined;
+  const fields = obj(given);
+  if (!fields) {
+    warn(`custom_fields is not an object of fields (${JSON.stringify(given).slice(0, 80)}): none imported`);
+    return undefined;
+  }
+  const out: CustomField[] = [];
+  for (const [name, entry] of Object.entries(fields)) {
+    const field = obj(entry);
+    if (name === '' || !field || typeof field.label !== 'string' || typeof field.value !== 'string') {
+      warn(`custom field "${name}" is not a label and a value, both strings: left out`);
+      continue;
+    }
+    if (field.value !== '') out.push({ name, label: field.label, value: field.value });
+  }
+  return out.length > 0 ? out : undefined;
+}
+
 /** The event fields our writes take, but for the references (resolved by the writer). */
-export function eventFields(remote: Json, dates: EventDates, status: string, siteZone: string) {
+export function eventFields(remote: Json, dates: EventDates, status: string, siteZone: string, warn: (reason: string) => void) {
   const website = str(remote, 'website');
   return {
     title: str(remote, 'title'),
@@ -178,6 +206,7 @@ export function eventFields(remote: Json, dates: EventDates, status: string, sit
     hideFromListings: bool(remote, 'hide_from_listings'),
     featured: bool(remote, 'featured'),
     sticky: bool(remote, 'sticky'),
+    customFields: customFields(remote, warn),
   };
 }
 

@@ -9,7 +9,7 @@ import type { Storage } from '../../../storage/storage.js';
 import { parseWall, wallToMs } from '../../../time/zones.js';
 import type { EventInput } from '../../events/event.js';
 import type { TecRun } from './tec.importer.js';
-import { decodeSlug, eventDates, eventFields, hashOf, type Json, lineageOf, list, obj, oldPath, str, tecUid } from './tec.mapper.js';
+import { customFields, decodeSlug, eventDates, eventFields, hashOf, type Json, lineageOf, list, obj, oldPath, str, tecUid } from './tec.mapper.js';
 import { warn } from './tec.report.js';
 
 const DATED = /\/event\/[^/]+\/\d{4}-\d{2}-\d{2}\/?$/;
@@ -63,8 +63,18 @@ async function writeSeries(run: TecRun, tx: Storage, members: readonly Json[]): 
     ? starts.map((s) => `RDATE;VALUE=DATE:${compact(s).slice(0, 8)}`)
     : members.map((m) => `RDATE:${compact(str(m, 'utc_start_date'))}Z`);
   const refs = await writer.references(tx, first);
+  const fields = eventFields(first, dates, str(first, 'status') || 'publish', site.zone, (reason) =>
+    warn(run.report, 'event', str(first, 'id'), reason),
+  );
+  // Pro keeps additional fields on the recurring event, so its occurrences share them: the series takes the first's
+  const sameFields = hashOf(fields.customFields ?? []);
+  for (const m of members.slice(1)) {
+    if (hashOf(customFields(m, () => undefined) ?? []) !== sameFields) {
+      warn(run.report, 'event', str(m, 'id'), `its additional fields differ from those of ${str(first, 'id')}, which its series took`);
+    }
+  }
   const input: EventInput = {
-    ...eventFields(first, dates, str(first, 'status') || 'publish', site.zone),
+    ...fields,
     author: writer.settings.authorId,
     venue: refs.venue === null ? null : { id: refs.venue },
     organizers: refs.organizers.map((id) => ({ id })),
@@ -87,7 +97,8 @@ async function writeSeries(run: TecRun, tx: Storage, members: readonly Json[]): 
   if (writer.settings.dryRun) seriesId = local?.id ?? writer.cache.nextFakeId();
   else if (local && local.status !== 'trash') {
     const { slug, ...rest } = input;
-    seriesId = (await events.update(run.actor, local.id, rest)).record.id;
+    // additional fields gone from the site are cleared
+    seriesId = (await events.update(run.actor, local.id, { ...rest, customFields: rest.customFields ?? null })).record.id;
   } else {
     const uid = tecUid(Number(first.id), str(first, 'start_date'), str(first, 'end_date'), site.host);
     seriesId = (await events.create(run.actor, { ...input, icalUid: uid })).record.id;

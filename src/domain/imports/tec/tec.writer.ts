@@ -174,11 +174,12 @@ export class TecWriter {
   async event(tx: Storage, remote: Json, o: { incomplete?: boolean; status?: string } = {}): Promise<Outcome> {
     const rid = str(remote, 'id');
     const site = this.settings.site;
-    const dates = eventDates(remote, site.zone, (reason) => warn(this.report, 'event', rid, reason));
+    const warnHere = (reason: string) => warn(this.report, 'event', rid, reason);
+    const dates = eventDates(remote, site.zone, warnHere);
     const status = o.incomplete ? 'draft' : (o.status ?? (str(remote, 'status') || 'publish'));
     const refs = await this.references(tx, remote);
     const input: EventInput = {
-      ...eventFields(remote, dates, status, site.zone),
+      ...eventFields(remote, dates, status, site.zone, warnHere),
       author: this.settings.authorId,
       venue: refs.venue === null ? null : { id: refs.venue },
       organizers: refs.organizers.map((id) => ({ id })),
@@ -222,7 +223,9 @@ export class TecWriter {
       const sameSlug = mapped !== undefined && row.oldPath === mapped.oldPath;
       // a website gone from the site is cleared here (our writes cannot set "none" back: it becomes empty)
       const website = input.website === undefined && local.website ? { website: null } : {};
-      localId = (await events.update(this.settings.actor, local.id, { ...(sameSlug ? rest : input), ...website })).record.id;
+      // and so are additional fields gone from it
+      const fields = input.customFields === undefined && local.customFields.length > 0 ? { customFields: null } : {};
+      localId = (await events.update(this.settings.actor, local.id, { ...(sameSlug ? rest : input), ...website, ...fields })).record.id;
     } else {
       localId = (await events.create(this.settings.actor, { ...input, icalUid: uid })).record.id;
     }

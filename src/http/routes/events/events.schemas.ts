@@ -44,7 +44,13 @@ export const EventSchema = Type.Object(
       description: 'The linked venue, or an empty array when there is none (or the caller may not read it).',
     }),
     organizer: Type.Array(OrganizerSchema, { description: 'The linked organizers the caller may read, in link order.' }),
-    custom_fields: Type.Array(Type.Unknown()),
+    custom_fields: Type.Union(
+      [Type.Record(Type.String(), Type.Object({ label: Type.String(), value: Type.String() })), Type.Array(Type.Never(), { maxItems: 0 })],
+      {
+        description:
+          'The Events Calendar Pro\'s additional fields, by meta name: `{"_ecp_custom_1": {"label": …, "value": …}}`; an empty array when there are none. Read-only: they come from a site import.',
+      },
+    ),
     json_ld: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Single reads only.' })),
     // recurring events only (FEATURES.md §1.5): absent on single events, so their key set is the original's
     series_id: Type.Optional(Type.Integer({ description: 'Occurrences: the id of their series.' })),
