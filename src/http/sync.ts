@@ -10,6 +10,7 @@ import type { SyncItem, SyncSource } from '../domain/sync/sync.service.js';
 import { SYNC_DEFAULT_PER_PAGE, SYNC_MAX_PER_PAGE } from '../domain/sync/sync.service.js';
 import { parseDateInput } from '../time/strtotime.js';
 import { formatUtcMs, getZone, zonedWallToUtcMs } from '../time/zones.js';
+import { jsonEtag } from './conditional.js';
 import { type ArgContext, accept, arg, invalid } from './params.js';
 import type { RouteContext, RouteResponse } from './route.js';
 
@@ -65,10 +66,20 @@ function tombstone(r: { readonly id: number; readonly reason: string; readonly a
 }
 
 /**
- * A page of a sync: the route's own key with the objects (as the list serialises them) and tombstones, then
- * `next_page_token` or, on the last page, `next_sync_token` (also in `X-Sync-Token`).
+ * A page of a sync: the route's own key with the objects (as the list serialises them, plus `etag`: the ETag a
+ * single read of the object answers this caller, for a conditional write without reading it first — FEATURES.md
+ * §2.3) and tombstones, then `next_page_token` or, on the last page, `next_sync_token` (also in `X-Sync-Token`).
  */
-export async function syncList<V>(ctx: RouteContext, key: string, source: SyncSource<V>, serialize: (view: V) => unknown): Promise<RouteResponse> {
+export async function syncList<V>(
+  ctx: RouteContext,
+  key: string,
+  source: SyncSource<V>,
+  /**
+   * The body a single read of the object answers: its ETag is the hash of those bytes, and the list's object is
+   * the same without `json_ld` (what the serializers add for single reads): one serialisation, not two.
+   */
+  singleBody: (view: V) => object,
+): Promise<RouteResponse> {
   for (const wire of Object.keys(ctx.sent)) {
     if ((Object.hasOwn(ctx.spec.args, wire) && !WITH_SYNC.has(wire)) || NEVER_WITH_SYNC.includes(wire)) throw errors.notWithSyncToken(wire);
   }
@@ -93,7 +104,12 @@ export async function syncList<V>(ctx: RouteContext, key: string, source: SyncSo
     perPage,
     statuses: args.statuses ?? undefined,
   });
-  const items = page.items.map((item: SyncItem<V>) => ('view' in item ? serialize(item.view) : tombstone(item.removed)));
+  const items = page.items.map((item: SyncItem<V>) => {
+    if (!('view' in item)) return tombstone(item.removed);
+    const single = singleBody(item.view) as { json_ld?: unknown };
+    const { json_ld: _jsonLd, ...listed } = single;
+    return { ...listed, etag: jsonEtag(single) };
+  });
   const body: Record<string, unknown> = { [key]: items };
   const headers: Record<string, string> = { 'Cache-Control': 'private, no-store' };
   if (page.nextPageToken !== undefined) body.next_page_token = page.nextPageToken;

@@ -75,7 +75,10 @@ describe('sync tokens', () => {
     // no list keys in sync mode, and no new keys on the objects
     assert.equal(full.pages[0].body.total, undefined);
     const listed = (await t.get('/events', { query: { start_date: day(1), end_date: day(1) } })).body.events[0];
-    assert.deepEqual(Object.keys(full.items.find((i) => i.id === listed.id)), Object.keys(listed));
+    assert.deepEqual(Object.keys(full.items.find((i) => i.id === listed.id)), [...Object.keys(listed), 'etag']);
+    // each object's etag is what a single read of it answers this caller: a conditional write needs no read first
+    const item = full.items.find((i) => i.id === made[5].id);
+    assert.equal(item.etag, (await t.get(`/events/${made[5].id}`)).headers.etag);
 
     const created = await makeEvent(t, { title: 'Created', start_date: `${day(3)} 09:00`, end_date: `${day(3)} 10:00` });
     assert.equal((await t.post(`/events/${made[1].id}`, { as: 'administrator', json: { title: 'Updated' } })).status, 200);
@@ -114,6 +117,14 @@ describe('sync tokens', () => {
     const editorNext = await sync(t, 'events', 'editor', editor.token);
     assert.deepEqual(editorNext.objects, [e.id]);
     assert.equal(editorNext.items[0].status, 'draft');
+    // the editor's etag is the editor's read's, and a conditional write with it goes through
+    assert.equal(editorNext.items[0].etag, (await t.get(`/events/${e.id}`, { as: 'editor' })).headers.etag);
+    const written = await t.post(`/events/${e.id}`, {
+      as: 'editor',
+      json: { title: 'Edited from the sync' },
+      headers: { 'if-match': editorNext.items[0].etag },
+    });
+    assert.equal(written.status, 200, written.text);
   });
 
   it('puts what is written while a client pages in the next sync, never in two and never lost (case 9)', async () => {
@@ -319,8 +330,10 @@ describe('sync tokens', () => {
     const tag = await t.post('/tags', { as: 'administrator', json: { name: 'a-tag' } });
     const venues = await sync(t, 'venues', 'anonymous');
     assert.deepEqual(venues.objects, [venue.id]);
+    assert.equal(venues.items[0].etag, (await t.get(`/venues/${venue.id}`)).headers.etag);
     assert.deepEqual((await sync(t, 'venues', 'administrator')).objects.sort(), [venue.id, draftVenue.id].sort());
     const categories = await sync(t, 'categories', 'anonymous');
+    assert.equal(categories.items.find((c) => c.id === kept.id).etag, (await t.get(`/categories/${kept.id}`)).headers.etag);
     // every term, empty ones too (no hide_empty in a sync)
     assert.deepEqual(categories.objects.sort(), [category.id, kept.id].sort());
     const tags = await sync(t, 'tags', 'anonymous');

@@ -109,7 +109,7 @@ export function eventRoutes(): RouteSpec[] {
         const source = ctx.services.syncSources.events;
         if (isSync(ctx)) {
           if (ctx.sent.expand_recurring !== undefined) throw errors.notWithSyncToken('expand_recurring');
-          return syncList(ctx, 'events', source, (view) => serializeEvent(view, ctx.urls));
+          return syncList(ctx, 'events', source, (view) => singleBody(view, ctx.urls));
         }
         const result = await ctx.services.events.list(ctx.actor, ctx.args);
         return withRemoved(ctx, eventPage(ctx, result, '/events/'), source);

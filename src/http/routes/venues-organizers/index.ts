@@ -73,7 +73,7 @@ export function linkedRoutes<T extends LinkedType>(type: T): RouteSpec[] {
       responses: { 200: linkedListSchema(plural, schema) },
       async handler(ctx) {
         const source = ctx.services.syncSources[plural] as unknown as SyncSource<LinkedView<RecordOf<T>>>;
-        if (isSync(ctx)) return syncList(ctx, plural, source, (view) => serialize(view, ctx.urls));
+        if (isSync(ctx)) return syncList(ctx, plural, source, (view) => serialize(view, ctx.urls, true));
         const result = await ctx.services.linked(type).list(ctx.actor, ctx.args);
         return withRemoved(
           ctx,
