@@ -13,15 +13,15 @@
  *          --budget S (3, seconds per latency run) --phase-requests N (30) --seed N (42) --out FILE
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { PostgresDialect } from '../src/storage/dialects/postgres.dialect.js';
 import { SqliteDialect } from '../src/storage/dialects/sqlite.dialect.js';
 import { Storage } from '../src/storage/storage.js';
+import { locateDatabase, machineInfo, POSTGRES_URL, writeMeasured } from './artefacts.js';
 import type { LoadResult } from './load.js';
 import { type BusySite, SITE_TIMEZONE, seedBusySite } from './pages-data.js';
 import {
@@ -43,7 +43,6 @@ import { type Spread, spread } from './report.js';
 import { NS, type RequestSpec } from './traffic.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const ROOT = join(here, '../..');
 const { values } = parseArgs({
   options: Object.fromEntries(
     [
@@ -64,7 +63,6 @@ const { values } = parseArgs({
     ].map((name) => [name, { type: 'string' as const }]),
   ),
 });
-const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/test';
 const now = new Date();
 const nextMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString().slice(0, 7);
 const o = {
@@ -82,26 +80,7 @@ const o = {
 };
 
 /** Where a dialect's site lives, and the URL a service opens it with. */
-function locate(dialect: string): { location: string; databaseUrl: string; cleanup: () => Promise<void> } {
-  if (dialect === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'calendar-pages-'));
-    const location = join(dir, 'pages.db');
-    return { location, databaseUrl: `sqlite:${location}`, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const schema = `bench_pages_${process.pid}`;
-  const url = new URL(POSTGRES_URL);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  return {
-    location: schema,
-    databaseUrl: url.toString(),
-    cleanup: async () => {
-      const client = new pg.Client({ connectionString: POSTGRES_URL });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
-      await client.end();
-    },
-  };
-}
+const locate = (dialect: string) => locateDatabase(dialect, 'pages');
 
 if (values['seed-child']) {
   // seeding in a process of its own: its memory and its warm caches are not the service's
@@ -329,28 +308,10 @@ async function benchDialect(dialect: string) {
   }
 }
 
-function gitInfo(): { commit: string; dirty: boolean } {
-  try {
-    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
-    return { commit, dirty };
-  } catch {
-    return { commit: 'unknown', dirty: false };
-  }
-}
-
 const loadBefore = loadavg();
 const results = [];
 for (const dialect of o.dialects) results.push(await benchDialect(dialect));
-const machine = {
-  cpu: cpus()[0]?.model ?? 'unknown',
-  cores: cpus().length,
-  memoryGb: Math.round(totalmem() / 2 ** 30),
-  os: `${process.platform} ${release()}`,
-  node: process.version,
-  loadAverageBefore: loadBefore,
-  loadAverageAfter: loadavg(),
-};
+const machine = machineInfo(loadBefore);
 
 process.stdout.write(
   `\n${o.events.toLocaleString('en-US')} events, ${o.busy.toLocaleString('en-US')} in ${o.month}; ${o.rounds} rounds, ${o.connections} connections, ${o.duration} s per load; ` +
@@ -368,9 +329,6 @@ for (const r of results) {
     );
   }
 }
-const stamp = now.toISOString().replace(/[:.]/g, '-').slice(0, 19);
-const file = values.out ?? join(ROOT, 'bench/measured', `pages-${stamp}-${o.dialects.join('-')}.json`);
-mkdirSync(join(file, '..'), { recursive: true });
-writeFileSync(file, `${JSON.stringify({ date: now.toISOString(), git: gitInfo(), machine, options: o, results }, null, 2)}\n`);
+const file = writeMeasured('pages', o.dialects, values.out, { machine, options: o, results });
 process.stdout.write(`\nresults: ${file}\n`);
 process.exit(0);

@@ -9,27 +9,21 @@
  *
  * Options: --dialects sqlite,postgres --events N (10000) --rounds R (3) --duration S (5) --connections C (64) --out FILE
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
-import type { DatabaseConfig } from '../src/config/config.js';
 import { openStorage } from '../src/storage/storage.js';
+import { locateDatabase, writeMeasured } from './artefacts.js';
 import type { LoadResult } from './load.js';
 import { type Answer, fetchAnswer, killChildren, load, type Proc, settle, startBaseline, startService } from './pages-measure.js';
 import { type Spread, spread } from './report.js';
 import { seed } from './seed.js';
 import { NS, type RequestSpec } from './traffic.js';
 
-const here = fileURLToPath(new URL('.', import.meta.url));
-const ROOT = join(here, '../..');
 const { values } = parseArgs({
   options: Object.fromEntries(['dialects', 'events', 'rounds', 'duration', 'connections', 'out'].map((name) => [name, { type: 'string' as const }])),
 });
-const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/test';
 const o = {
   dialects: (values.dialects ?? 'sqlite,postgres').split(','),
   events: Number(values.events ?? 10_000),
@@ -56,18 +50,8 @@ const results: Record<string, unknown> = {};
 
 for (const dialect of o.dialects) {
   const dir = mkdtempSync(join(tmpdir(), 'calendar-revalidate-'));
-  const schema = `bench_revalidate_${process.pid}`;
-  let databaseUrl: string;
-  let config: DatabaseConfig;
-  if (dialect === 'sqlite') {
-    config = { dialect: 'sqlite', path: join(dir, 'bench.db') };
-    databaseUrl = `sqlite:${config.path}`;
-  } else {
-    config = { dialect: 'postgres', url: POSTGRES_URL, schema };
-    const url = new URL(POSTGRES_URL);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    databaseUrl = url.toString();
-  }
+  const where = locateDatabase(dialect, 'revalidate');
+  const { databaseUrl, config } = where;
   const storage = await openStorage(config);
   try {
     await storage.migrate();
@@ -167,37 +151,13 @@ for (const dialect of o.dialects) {
   } finally {
     killChildren();
     rmSync(dir, { recursive: true, force: true });
-    if (dialect === 'postgres') {
-      const client = new pg.Client({ connectionString: POSTGRES_URL });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
-      await client.end();
-    }
+    await where.cleanup();
   }
 }
 
-const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
-const stamp = new Date().toISOString().slice(0, 19).replace(/:/g, '-');
-const file = values.out ?? join(ROOT, 'bench/measured', `revalidate-${stamp}-${o.dialects.join('-')}.json`);
-writeFileSync(
-  file,
-  `${JSON.stringify(
-    {
-      date: new Date().toISOString(),
-      command: `node dist/bench/revalidate.js --dialects ${o.dialects.join(',')} --events ${o.events} --rounds ${o.rounds} --duration ${o.duration} --connections ${o.connections}`,
-      git: { commit: git('rev-parse', 'HEAD'), dirty: git('status', '--porcelain', '--untracked-files=no') !== '' },
-      machine: {
-        cores: cpus().length,
-        memoryGb: Math.round(totalmem() / 2 ** 30),
-        os: `linux ${release()}`,
-        node: process.version,
-        loadAverageAfter: loadavg(),
-      },
-      options: o,
-      results,
-    },
-    null,
-    2,
-  )}\n`,
-);
+const file = writeMeasured('revalidate', o.dialects, values.out, {
+  command: `node dist/bench/revalidate.js --dialects ${o.dialects.join(',')} --events ${o.events} --rounds ${o.rounds} --duration ${o.duration} --connections ${o.connections}`,
+  options: o,
+  results,
+});
 console.log(`results: ${file}`);

@@ -15,28 +15,19 @@
  *
  * Options: --dialects sqlite,postgres --events N (10000) --per-page N (500) --rounds R (3) --out FILE
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import pg from 'pg';
-import type { DatabaseConfig } from '../src/config/config.js';
 import { UserService } from '../src/domain/users/user.service.js';
 import type { Storage } from '../src/storage/storage.js';
 import { openStorage } from '../src/storage/storage.js';
+import { locateDatabase, writeMeasured } from './artefacts.js';
 import { killChildren, startService } from './pages-measure.js';
 import { type Spread, spread } from './report.js';
 import { seed } from './seed.js';
 
-const here = fileURLToPath(new URL('.', import.meta.url));
-const ROOT = join(here, '../..');
 const { values } = parseArgs({
   options: Object.fromEntries(['dialects', 'events', 'per-page', 'rounds', 'out'].map((name) => [name, { type: 'string' as const }])),
 });
-const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/test';
 const o = {
   dialects: (values.dialects ?? 'sqlite,postgres').split(','),
   events: Number(values.events ?? 10_000),
@@ -99,28 +90,8 @@ async function changeEveryEvent(storage: Storage, round: number): Promise<number
 
 const results: Record<string, unknown> = {};
 for (const dialect of o.dialects) {
-  let databaseUrl: string;
-  let cleanup: () => Promise<void>;
-  if (dialect === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'calendar-sync-bench-'));
-    databaseUrl = `sqlite:${join(dir, 'sync.db')}`;
-    cleanup = async () => rmSync(dir, { recursive: true, force: true });
-  } else {
-    const schema = `bench_sync_${process.pid}`;
-    const url = new URL(POSTGRES_URL);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    databaseUrl = url.toString();
-    cleanup = async () => {
-      const client = new pg.Client({ connectionString: POSTGRES_URL });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
-      await client.end();
-    };
-  }
-  const config: DatabaseConfig =
-    dialect === 'sqlite'
-      ? { dialect: 'sqlite', path: databaseUrl.slice('sqlite:'.length) }
-      : { dialect: 'postgres', url: POSTGRES_URL, schema: `bench_sync_${process.pid}` };
+  const where = locateDatabase(dialect, 'sync');
+  const { databaseUrl, config } = where;
   const storage = await openStorage(config);
   try {
     await storage.migrate();
@@ -165,33 +136,14 @@ for (const dialect of o.dialects) {
     );
   } finally {
     await storage.close();
-    await cleanup();
+    await where.cleanup();
   }
 }
 killChildren();
 
-const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
-const stamp = new Date().toISOString().slice(0, 19).replace(/:/g, '-');
-const file = values.out ?? join(ROOT, 'bench/measured', `sync-${stamp}-${o.dialects.join('-')}.json`);
-writeFileSync(
-  file,
-  `${JSON.stringify(
-    {
-      date: new Date().toISOString(),
-      command: `node dist/bench/sync.js --dialects ${o.dialects.join(',')} --events ${o.events} --per-page ${o.perPage} --rounds ${o.rounds}`,
-      git: { commit: git('rev-parse', 'HEAD'), dirty: git('status', '--porcelain', '--untracked-files=no') !== '' },
-      machine: {
-        cores: cpus().length,
-        memoryGb: Math.round(totalmem() / 2 ** 30),
-        os: `linux ${release()}`,
-        node: process.version,
-        loadAverageAfter: loadavg(),
-      },
-      options: o,
-      results,
-    },
-    null,
-    2,
-  )}\n`,
-);
+const file = writeMeasured('sync', o.dialects, values.out, {
+  command: `node dist/bench/sync.js --dialects ${o.dialects.join(',')} --events ${o.events} --per-page ${o.perPage} --rounds ${o.rounds}`,
+  options: o,
+  results,
+});
 console.log(`results: ${file}`);

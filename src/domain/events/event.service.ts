@@ -16,6 +16,7 @@ import type { LinkedService, LinkedView } from '../linked/linked.service.js';
 import { can, canReadPost } from '../policies.js';
 import { type PostKind, PostWriter, type VersionGuard } from '../posts/post-writer.js';
 import { assertMayWrite, postStamp, resolveImageRecord, retryOnConflict } from '../posts/post-writes.js';
+import { statusFilter } from '../posts/status.js';
 import type { Term } from '../terms/term.js';
 import { resolveTerms, type TermService } from '../terms/term.service.js';
 import { listVisibility } from '../visibility.js';
@@ -225,7 +226,7 @@ export class EventService {
       throw errors.invalidParam(lat === undefined ? 'geoloc_lat' : 'geoloc_lng', 'geoloc_lat and geoloc_lng go together.');
     }
     const hasGeo = q.hasGeoloc ?? q.geoloc ?? undefined;
-    const statuses = q.statuses && !q.statuses.includes('any') ? q.statuses : undefined;
+    const statuses = statusFilter(q.statuses);
     const termGroups = [q.categories, q.tags].filter((g): g is readonly number[] => Array.isArray(g));
     const perPage = q.perPage;
     await this.reach(window.endLte ?? window.startLt, nowMs);

@@ -12,6 +12,7 @@ import { errors } from '../errors.js';
 import { can, canEditPost, canReadPost } from '../policies.js';
 import { type PostKind, type PostKindStore, PostWriter } from '../posts/post-writer.js';
 import { assertMayWrite, postStamp, resolveImage, retryOnConflict } from '../posts/post-writes.js';
+import { statusFilter } from '../posts/status.js';
 import { listVisibility } from '../visibility.js';
 import type { DetailsRecordOf, FieldSpec, KindOf, LinkedInput, LinkedKind, LinkedListQuery, LinkedType, RecordOf } from './linked.js';
 
@@ -97,7 +98,7 @@ export class LinkedService<T extends LinkedType> {
 
   /** One page of `GET /venues` or `/organizers` (CONTRACT.md §4), newest first, with its effective filters. */
   async list(actor: Actor, q: LinkedListQuery): Promise<LinkedPage<T>> {
-    const statuses = q.statuses && !q.statuses.includes('any') ? q.statuses : undefined;
+    const statuses = statusFilter(q.statuses);
     const { records, total } = await this.store().list(
       {
         visibility: listVisibility(actor),

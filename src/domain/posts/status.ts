@@ -41,3 +41,8 @@ export function needsSlug(status: string): boolean {
 }
 
 export const TRASHED_SUFFIX = '__trashed';
+
+/** A `status` filter as the store takes it: the statuses asked for, or undefined for none or `any`. */
+export function statusFilter(statuses: readonly string[] | null | undefined): readonly string[] | undefined {
+  return statuses && !statuses.includes('any') ? statuses : undefined;
+}

@@ -7,12 +7,11 @@ import type { Storage } from '../../storage/storage.js';
 import type { EventService, EventView } from '../events/event.service.js';
 import type { LinkedType, RecordOf } from '../linked/linked.js';
 import type { LinkedService, LinkedView } from '../linked/linked.service.js';
+import { statusFilter } from '../posts/status.js';
 import type { Term } from '../terms/term.js';
 import type { TermService } from '../terms/term.service.js';
 import { listVisibility } from '../visibility.js';
 import type { SyncSource } from './sync.service.js';
-
-const statusFilter = (statuses: readonly string[] | undefined) => (statuses && !statuses.includes('any') ? statuses : undefined);
 
 /** Posts that exist outside the trash (the others are `deleted`). */
 async function livePosts(storage: Storage, ids: readonly number[]): Promise<Set<number>> {

@@ -86,14 +86,8 @@ export class ChangeStore {
 
   /** Writes what was noted now (outside a transaction, or before the end of one). */
   async flush(): Promise<void> {
-    if (this.notes.size === 0) return;
-    const at = formatUtcMs(this.clock());
-    const notes = [...this.notes.values()];
-    this.notes.clear();
-    await this.db
-      .insertInto('changes')
-      .values(notes.map((n) => ({ resource_type: n.type, resource_id: n.id, op: n.op, occurred_at: at })))
-      .execute();
+    const insert = this.takeInsertSql();
+    if (insert) await sql.raw(insert).execute(this.db);
   }
 
   /** The events sync shows that embed a venue, organizer or term: not plain occurrences (their master does). */
