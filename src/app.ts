@@ -11,6 +11,7 @@ import { errors } from './domain/errors.js';
 import { MAX_DOCUMENT_BYTES } from './domain/imports/fetch.js';
 import { createServices, type Services } from './domain/services.js';
 import { CATEGORIES, TAGS } from './domain/terms/term.js';
+import type { WebhookObjects } from './domain/webhooks/webhook.service.js';
 import { registerAuth } from './http/plugins/auth.plugin.js';
 import { registerResponseCache } from './http/plugins/cache.plugin.js';
 import { registerCors } from './http/plugins/cors.plugin.js';
@@ -32,8 +33,10 @@ import { namespaceRoutes } from './http/routes/namespace/index.js';
 import { describeRoutes } from './http/routes/namespace/namespace.index.js';
 import { icalAliasUrl } from './http/routes/site/ical-aliases.js';
 import { linkedRoutes } from './http/routes/venues-organizers/index.js';
+import { webhookRoutes } from './http/routes/webhooks/index.js';
 import { canonicalUrl, logRequest, registerWordPressRoutes } from './http/routes/wordpress/index.js';
 import { Urls } from './http/urls.js';
+import { webhookObjects } from './http/webhook-objects.js';
 import type { Storage } from './storage/storage.js';
 import { getZone, utcMsToZonedWall } from './time/zones.js';
 import { registerPages } from './web/pages.routes.js';
@@ -42,6 +45,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     services: Services;
     registry: RouteRegistry;
+    /** What webhooks send of objects (the runner in server.ts takes it). */
+    webhookObjects: WebhookObjects;
   }
 }
 
@@ -79,6 +84,7 @@ export function createRegistry(): RouteRegistry {
   registry.add(...icalRoutes());
   registry.add(...feedRoutes());
   registry.add(...importRoutes());
+  registry.add(...webhookRoutes());
   return registry;
 }
 
@@ -123,6 +129,7 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
   const registry = createRegistry();
   app.decorate('services', services);
   app.decorate('registry', registry);
+  app.decorate('webhookObjects', webhookObjects(services, urls));
 
   // Bodies: JSON and form-encoded, like the original; anything else is a 415.
   app.removeAllContentTypeParsers();

@@ -14,6 +14,7 @@ import { buildApp } from './app.js';
 import type { Config, TlsFiles } from './config/config.js';
 import { startImportRunner } from './domain/imports/import.runner.js';
 import { UserService } from './domain/users/user.service.js';
+import { startWebhookRunner } from './domain/webhooks/webhook.runner.js';
 import { openStorage } from './storage/storage.js';
 
 /** Migrations, statistics and the first administrator: once, before any worker serves. */
@@ -51,12 +52,18 @@ async function worker(config: Config, tls: TlsFiles | undefined): Promise<void> 
   const scheduler = setInterval(() => void publishDue(), 60_000);
   scheduler.unref();
   // the change log keeps SYNC_RETENTION_DAYS of changes (FEATURES.md §2.3): older ones go, hourly
-  const purgeChanges = () => app.services.sync.purge().catch((error: unknown) => app.log.error({ err: error }, 'purging the change log failed'));
+  const purgeChanges = () =>
+    Promise.all([
+      app.services.sync.purge().catch((error: unknown) => app.log.error({ err: error }, 'purging the change log failed')),
+      app.services.webhooks.purge().catch((error: unknown) => app.log.error({ err: error }, 'purging the webhook delivery log failed')),
+    ]);
   void purgeChanges();
   const purger = setInterval(() => void purgeChanges(), 3_600_000);
   purger.unref();
   // import jobs (FEATURES.md §3.4): queued ones, and ones a dead process left running, are run here
   const importer = startImportRunner(app.services.imports, (error) => app.log.error({ err: error }, 'running import jobs failed'));
+  // webhooks (FEATURES.md §4): the change log's new rows fanned out and sent, off the request path
+  const webhooks = startWebhookRunner(app.services.webhooks, app.webhookObjects, (error) => app.log.error({ err: error }, 'sending webhooks failed'));
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -66,6 +73,8 @@ async function worker(config: Config, tls: TlsFiles | undefined): Promise<void> 
     clearInterval(purger);
     // a job cut short here is resumed by the next process once its lease runs out
     void importer.stop();
+    // a delivery in flight is finished or, if cut short, sent again once its lease runs out
+    void webhooks.stop();
     app.log.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();

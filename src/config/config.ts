@@ -49,6 +49,12 @@ export interface Config {
   readonly tls: { readonly certPath: string; readonly keyPath: string } | undefined;
   /** Imports may fetch URLs on private, loopback and link-local addresses (tests, trusted networks). */
   readonly importAllowPrivate: boolean;
+  /** Webhooks may go to http URLs and private, loopback or link-local addresses (WEBHOOKS_ALLOW_PRIVATE). */
+  readonly webhooksAllowPrivate: boolean;
+  /** A new webhook endpoint must accept a `webhook.test` first (WEBHOOKS_VERIFY). */
+  readonly webhooksVerify: boolean;
+  /** How long a process holds a delivery it is sending before another may take it over (WEBHOOKS_LEASE_SECONDS). */
+  readonly webhooksLeaseMs: number;
   /** How long parsing one imported file may take before its job fails (ms). */
   readonly importParseTimeoutMs: number;
   /** Site imports: the first backoff after a failed request (ms). */
@@ -187,6 +193,24 @@ export const VARIABLES: readonly VariableDoc[] = [
     default: 'off',
     description:
       '`on` lets imports fetch URLs on private, loopback, link-local and unique-local addresses (tests, trusted networks); off, such URLs are refused, redirects included.',
+  },
+  {
+    name: 'WEBHOOKS_ALLOW_PRIVATE',
+    default: 'off',
+    description:
+      '`on` lets webhook endpoints be http URLs and private, loopback, link-local or unique-local addresses (tests, development); off, only https URLs whose every address is public, checked when made and at every attempt.',
+  },
+  {
+    name: 'WEBHOOKS_VERIFY',
+    default: 'on',
+    description:
+      'A new webhook endpoint must answer a signed `webhook.test` with a 2xx within 10 s, or it is refused (`webhook-endpoint-unreachable`).',
+  },
+  {
+    name: 'WEBHOOKS_LEASE_SECONDS',
+    default: '60',
+    description:
+      'How long a process holds a webhook delivery it is sending (1–3600 s); a process that dies holding one leaves it to another once this runs out. Keep it above the 15 s timeout, or a slow delivery may be sent twice.',
   },
   {
     name: 'IMPORT_PARSE_TIMEOUT',
@@ -414,6 +438,9 @@ export function loadConfig(env: Env): Config {
     siteDescription: value(env, 'SITE_DESCRIPTION') ?? 'Events, venues, organizers, event categories and tags over HTTP.',
     tls,
     importAllowPrivate: onOff(env, 'IMPORT_ALLOW_PRIVATE', false),
+    webhooksAllowPrivate: onOff(env, 'WEBHOOKS_ALLOW_PRIVATE', false),
+    webhooksVerify: onOff(env, 'WEBHOOKS_VERIFY', true),
+    webhooksLeaseMs: integer(env, 'WEBHOOKS_LEASE_SECONDS', 60, 1, 3600) * 1000,
     importParseTimeoutMs: integer(env, 'IMPORT_PARSE_TIMEOUT', 20, 1, 600) * 1000,
     importRetryBaseMs: integer(env, 'IMPORT_RETRY_BASE_MS', 1000, 1, 60_000),
     pages: onOff(env, 'PAGES', true),

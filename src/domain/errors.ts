@@ -154,6 +154,14 @@ export const errors = {
       { import: id },
     ),
 
+  // --- webhooks (FEATURES.md §4, issue 18) ---
+  webhookNotFound: (id: number) => new ApiError('webhook-not-found', 404, `The webhook endpoint with ID ${id} was not found.`),
+  webhookDeliveryNotFound: (id: number) =>
+    new ApiError('webhook-delivery-not-found', 404, `The delivery with ID ${id} was not found for this endpoint.`),
+  webhookUrlRefused: (reason: string) => new ApiError('webhook-url-refused', 400, `The URL is refused: ${reason}`, { params: { url: reason } }),
+  webhookUnreachable: (reason: string) =>
+    new ApiError('webhook-endpoint-unreachable', 400, `The endpoint did not accept a webhook.test within 10 s: ${reason}`),
+
   // --- image files kept here (`/media/<sha256>.<ext>`, issue 15) ---
   mediaNotFound: () => new ApiError('media-not-found', 404, 'No image file of this service has that name.'),
 

@@ -20,7 +20,9 @@ export type Capability =
   | 'delete_private_posts'
   | 'manage_categories'
   | 'upload_files'
-  | 'unfiltered_html';
+  | 'unfiltered_html'
+  /** Webhook endpoints, their deliveries and replays (issue 18): administrators only. */
+  | 'manage_webhooks';
 
 const ALL: readonly Capability[] = [
   'read',
@@ -40,7 +42,7 @@ const ALL: readonly Capability[] = [
 ];
 
 const ROLE_CAPABILITIES: Record<Role, ReadonlySet<Capability>> = {
-  administrator: new Set(ALL),
+  administrator: new Set<Capability>([...ALL, 'manage_webhooks']),
   editor: new Set(ALL),
   author: new Set<Capability>([
     'read',

@@ -19,6 +19,8 @@ import type { Term } from './terms/term.js';
 import { CATEGORIES, TAGS } from './terms/term.js';
 import { TermService } from './terms/term.service.js';
 import { UserService } from './users/user.service.js';
+import { httpSender } from './webhooks/send.js';
+import { WebhookService } from './webhooks/webhook.service.js';
 
 export interface Services {
   /** The site's time zone: dates without one are read in it. */
@@ -37,6 +39,8 @@ export interface Services {
   readonly media: MediaService;
   /** Sync tokens and the change log's retention (FEATURES.md §2.3). */
   readonly sync: SyncService;
+  /** Webhook endpoints and the deliveries made from the change log (FEATURES.md §4). */
+  readonly webhooks: WebhookService;
   /** What each list route shows a caller in a sync. */
   readonly syncSources: {
     readonly events: SyncSource<EventView>;
@@ -111,6 +115,13 @@ export function createServices(config: Config, storage: Storage): Services {
     ),
     media: new MediaService(storage),
     sync: new SyncService(storage, config.syncRetentionDays),
+    webhooks: new WebhookService(storage, {
+      allowPrivate: config.webhooksAllowPrivate,
+      verifyOnCreate: config.webhooksVerify,
+      sender: httpSender({ allowPrivate: config.webhooksAllowPrivate, timeoutMs: 15_000 }),
+      userAgent: `events-api-webhooks/0.1 (+${config.publicUrl})`,
+      leaseMs: config.webhooksLeaseMs,
+    }),
     syncSources: {
       events: eventSource(storage, events),
       venues: linkedSource(storage, 'venue', venues),

@@ -10,6 +10,7 @@ import type { HttpMethod, RouteRegistry, RouteSpec } from './route.js';
 import { CategorySchema, TagSchema } from './routes/categories-tags/categories-tags.schemas.js';
 import { EventSchema } from './routes/events/events.schemas.js';
 import { OrganizerSchema, VenueSchema } from './routes/venues-organizers/venues-organizers.schemas.js';
+import { WebhookPayloadSchema } from './routes/webhooks/webhooks.schemas.js';
 import { publicSchema } from './schema-keywords.js';
 import { ErrorSchema } from './schemas/common.schemas.js';
 import { CostDetailsSchema, DateDetailsSchema, EmbeddedTermSchema, ImageSchema, ImageSizeSchema } from './schemas/components.schemas.js';
@@ -30,6 +31,7 @@ const COMPONENTS: Record<string, TSchema> = {
   DateDetails: DateDetailsSchema,
   CostDetails: CostDetailsSchema,
   Error: ErrorSchema,
+  WebhookPayload: WebhookPayloadSchema,
 };
 
 const STATUS_TEXT: Record<number, string> = {
@@ -188,6 +190,7 @@ function operation(method: HttpMethod, spec: RouteSpec): Json {
   }
   for (const status of [...errorStatuses].sort()) responses[String(status)] = jsonResponse(STATUS_TEXT[status], error);
   op.responses = responses;
+  if (spec.callbacks) op.callbacks = spec.callbacks;
   op.security = [{}, { applicationPassword: [] }];
   return op;
 }

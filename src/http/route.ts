@@ -75,6 +75,8 @@ export interface RouteSpec<A extends Args = Args> {
   readonly rawBody?: { readonly type: string; readonly description: string };
   /** Error statuses the route can answer besides 400 and 401 (documentation). */
   readonly errors?: readonly number[];
+  /** OpenAPI callbacks: requests the service makes because of this call (documentation; webhooks' deliveries). */
+  readonly callbacks?: Readonly<Record<string, unknown>>;
   /** WordPress' permission_callback: runs after validation; false → 401/403 `rest_forbidden`. */
   readonly permission?: (actor: Actor, args: Resolved<A>) => boolean;
   /**

@@ -221,6 +221,9 @@ export interface Database {
   sync_state: SyncStateTable;
   media_blobs: MediaBlobsTable;
   media_sources: MediaSourcesTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 /** Image files kept here, once per distinct bytes (migration 0014). */
@@ -257,6 +260,67 @@ export interface ChangesTable {
   resource_id: number;
   op: string;
   occurred_at: string;
+  /** A post's status after the change and before it (migration 0016); null for terms and deletes. */
+  status: ColumnType<string | null, string | null | undefined, never>;
+  prior_status: ColumnType<string | null, string | null | undefined, never>;
+  /** The wire names of the fields an update changed, comma-separated; null when not known. */
+  fields: ColumnType<string | null, string | null | undefined, never>;
+}
+
+/** A webhook endpoint (migration 0016). Times in ms. */
+export interface WebhookEndpointsTable {
+  id: Generated<number>;
+  url: string;
+  description: string;
+  event_types: string;
+  filter: string | null;
+  payload: string;
+  active: Flag;
+  disabled_reason: string | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: number | null;
+  owner_id: number;
+  failing_since: number | null;
+  disabled_at: number | null;
+  created_at: number;
+  modified_at: number;
+}
+
+/** One message to one endpoint, tried until it succeeds or the schedule ends (migration 0016). */
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  endpoint_id: number;
+  msg_id: string;
+  type: string;
+  seq: number;
+  resource_type: string | null;
+  resource_id: number | null;
+  occurred_at: string;
+  data: string;
+  state: string;
+  ordered: Generated<Flag>;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  completed_at: number | null;
+}
+
+/** One attempt of a delivery: the delivery log (migration 0016). */
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  delivery_id: number;
+  attempt: number;
+  started_at: number;
+  duration_ms: number;
+  status: number | null;
+  error: string | null;
+  request_headers: string;
+  response: string | null;
 }
 
 /** Named values of the sync machinery: the token secret, how far the retention removed changes. */

@@ -20,6 +20,7 @@ import { PostStore } from './stores/post.store.js';
 import { SeriesStore } from './stores/series.store.js';
 import { TermStore } from './stores/term.store.js';
 import { UserStore } from './stores/user.store.js';
+import { WebhookStore } from './stores/webhook.store.js';
 
 export class Storage {
   readonly users: UserStore;
@@ -37,6 +38,8 @@ export class Storage {
   readonly changes: ChangeStore;
   /** Image files kept here and where they came from (migration 0014). */
   readonly media: MediaStore;
+  /** Webhook endpoints, deliveries and their log (migration 0016). */
+  readonly webhooks: WebhookStore;
 
   constructor(
     readonly dialect: Dialect,
@@ -56,6 +59,7 @@ export class Storage {
     this.organizers = new LinkedStore(db, dialect, 'organizer');
     this.changes = new ChangeStore(db, dialect, inTransaction);
     this.media = new MediaStore(db);
+    this.webhooks = new WebhookStore(db, dialect);
   }
 
   /** The store of a linked kind. */

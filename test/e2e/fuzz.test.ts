@@ -172,6 +172,9 @@ const VALID: Record<string, () => string> = {
   // the FullCalendar feed's range
   start: () => '2027-03-01T00:00:00Z',
   end: () => '2027-04-01T00:00:00Z',
+  // a webhook endpoint's (a name that does not resolve: refused after the other arguments' checks) and a replay's
+  url: () => `https://hooks-${++uniqueCounter}.invalid/fuzz`,
+  since_seq: () => '1',
 };
 
 /** Percent-encodes the UTF-8 bytes (lone surrogates become U+FFFD); `RAW:` strings go through untouched. */

@@ -8,6 +8,7 @@ import addFormatsModule from 'ajv-formats';
 import { openApiDocument } from '../../src/cli/openapi.command.js';
 import { type Caller, createTestApp, PUBLIC_URL, type TestApp } from '../helpers/app.js';
 import { makeCategory, makeEvent, makeLinked, makeTag } from '../helpers/factories.js';
+import { machinery, startReceiver, testClock } from '../helpers/webhooks.js';
 
 const Ajv = AjvModule as unknown as typeof AjvModule.default;
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -90,7 +91,7 @@ describe('live responses match the documented schemas', () => {
   let doc: any;
   let ajv: InstanceType<typeof Ajv>;
   before(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ WEBHOOKS_ALLOW_PRIVATE: '1', WEBHOOKS_VERIFY: 'off' });
     doc = (await t.get('/doc')).body;
     ajv = new Ajv({ strict: false, validateSchema: false, allErrors: true });
     addFormats(ajv);
@@ -167,6 +168,52 @@ describe('live responses match the documented schemas', () => {
     await check('delete', '/events/{id}', `/events/${gone.id}`, { as: 'administrator' });
     await check('get', '/venues', '/venues?page=9');
     await check('get', '/tags/{id}', '/tags/999999', { as: 'bad' });
+  });
+
+  it('for webhook endpoints, their deliveries, and the payloads POSTed to them (the callback of POST /webhooks)', async () => {
+    const receiver = await startReceiver();
+    try {
+      const m = machinery(t, testClock(Date.now()));
+      const thin = await check('post', '/webhooks', '/webhooks', {
+        as: 'administrator',
+        json: { url: `${receiver.url}/thin`, event_types: ['event.*'] },
+      });
+      await check('post', '/webhooks', '/webhooks', {
+        as: 'administrator',
+        json: { url: `${receiver.url}/full`, payload: 'full', event_types: ['*'] },
+      });
+      const event = await makeEvent(t, { title: 'Payload schema' });
+      await t.post(`/events/${event.id}`, { as: 'administrator', json: { title: 'Payload schema, moved', start_date: '2031-02-03 10:00' } });
+      await m.round();
+      const sent = [...(await receiver.waitFor(4))];
+      await check('post', '/webhooks/{id}/test', `/webhooks/${thin.body.id}/test`, { as: 'administrator' });
+      const payload = ajv.compile({ $ref: 'doc#/components/schemas/WebhookPayload' });
+      for (const r of receiver.received) assert.ok(payload(r.json), `${r.path} ${r.body}: ${JSON.stringify(payload.errors)}`);
+      assert.deepEqual(sent.map((r) => r.json.type).sort(), ['event.created', 'event.created', 'event.updated', 'event.updated']);
+      assert.ok(
+        sent.some((r) => r.path === '/full' && r.json.data.object?.id === event.id),
+        'a full payload carries the object',
+      );
+      assert.ok(receiver.received.some((r) => r.json.type === 'webhook.test'));
+      const callback = doc.paths['/webhooks'].post.callbacks.delivery['{$request.body#/url}'].post;
+      assert.deepEqual(
+        callback.parameters.map((p: any) => p.name),
+        ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
+      );
+      await check('get', '/webhooks', '/webhooks', { as: 'administrator' });
+      await check('get', '/webhooks/{id}', `/webhooks/${thin.body.id}`, { as: 'administrator' });
+      const deliveries = await check('get', '/webhooks/{id}/deliveries', `/webhooks/${thin.body.id}/deliveries`, { as: 'administrator' });
+      const one = deliveries.body.deliveries[0].id;
+      await check('get', '/webhooks/{id}/deliveries/{delivery}', `/webhooks/${thin.body.id}/deliveries/${one}`, { as: 'administrator' });
+      await check('post', '/webhooks/{id}/replay', `/webhooks/${thin.body.id}/replay`, { as: 'administrator', json: { since_seq: 1 } });
+      await check('post', '/webhooks/{id}/rotate-secret', `/webhooks/${thin.body.id}/rotate-secret`, { as: 'administrator' });
+      await check('get', '/webhooks', '/webhooks', { as: 'editor' });
+      await check('post', '/webhooks', '/webhooks', { as: 'administrator', json: { url: 'ftp://example.org/' } });
+      await check('delete', '/webhooks/{id}', `/webhooks/${thin.body.id}`, { as: 'administrator' });
+      await check('get', '/webhooks/{id}', `/webhooks/${thin.body.id}`, { as: 'administrator' });
+    } finally {
+      await receiver.close();
+    }
   });
 });
 

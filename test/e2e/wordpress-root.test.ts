@@ -98,9 +98,9 @@ describe('WordPress root index', () => {
       // each key answers under /wp-json (parameterless ones at least), and so does its canonical self link
       if (!key.includes('(?P<')) {
         // (a key is a pattern: `events\.ics` is the address `events.ics`; import jobs are for editors and
-        // administrators: anonymous callers get the route's 401, not a 404; the FullCalendar feed needs its
+        // administrators, webhooks for administrators: anonymous callers get the route's 401, not a 404; the FullCalendar feed needs its
         // range: a 400 naming start and end, not a 404)
-        const status = key.endsWith('/imports') ? 401 : key.endsWith('/events/feed') ? 400 : 200;
+        const status = key.endsWith('/imports') || key.endsWith('/webhooks') ? 401 : key.endsWith('/events/feed') ? 400 : 200;
         assert.equal((await get(t, `/wp-json${key.replace(/\\\./g, '.')}`)).status, status, key);
         assert.equal((await get(t, entry._links.self[0].href.slice(PUBLIC_URL.length))).status, status, key);
       }
@@ -120,6 +120,14 @@ describe('WordPress root index', () => {
       '/tribe/events/v1/events/feed',
       '/tribe/events/v1/imports',
       '/tribe/events/v1/imports/(?P<id>\\d+)',
+      '/tribe/events/v1/webhooks',
+      '/tribe/events/v1/webhooks/(?P<id>\\d+)',
+      '/tribe/events/v1/webhooks/(?P<id>\\d+)/test',
+      '/tribe/events/v1/webhooks/(?P<id>\\d+)/rotate-secret',
+      '/tribe/events/v1/webhooks/(?P<id>\\d+)/deliveries',
+      '/tribe/events/v1/webhooks/(?P<id>\\d+)/deliveries/(?P<delivery>[^/]+)',
+      '/tribe/events/v1/webhooks/(?P<id>\\d+)/deliveries/(?P<delivery>[^/]+)/redeliver',
+      '/tribe/events/v1/webhooks/(?P<id>\\d+)/replay',
     ];
     const ours = Object.keys(routes).slice(1);
     assert.deepEqual(

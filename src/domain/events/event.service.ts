@@ -137,6 +137,9 @@ const EVENT: PostKind<EventRecord, EventDetails> = {
   store: (s) => s.events,
 };
 
+/** What the change log says of a scheduled post that came due. */
+const PUBLISHED_WHEN_DUE = { status: 'publish', priorStatus: 'future', fields: ['status'] } as const;
+
 const DATE_ARGS = ['startDate', 'endDate', 'startsBefore', 'startsAfter', 'endsBefore', 'endsAfter'] as const;
 
 /** A list whose date window is whole days stays right this long (the window moves once a day). */
@@ -647,10 +650,12 @@ export class EventService {
     Object.assign(details, plainDetails(input, false));
     if (input.venue !== undefined) details.venueId = input.venue === null ? null : (await this.linkVenue(tx, actor, input.venue)).id;
     if (input.organizers !== undefined) {
-      await tx.events.setOrganizers(
-        id,
-        (await this.linkOrganizers(tx, actor, input.organizers ?? [])).map((r) => r.id),
-      );
+      const before = (await tx.events.organizersFor([id])).get(id) ?? [];
+      const after = (await this.linkOrganizers(tx, actor, input.organizers ?? [])).map((r) => r.id);
+      await tx.events.setOrganizers(id, after);
+      if (before.length !== after.length || before.some((o, i) => o !== after[i])) {
+        await tx.changes.note('event', id, 'update', { fields: ['organizers'] });
+      }
     }
     const times = ['startDate', 'endDate', 'startUtc', 'endUtc', 'timezone', 'allDay'] as const;
     const timesChanged = times.some((k) => details[k] !== undefined && details[k] !== current[k]);
@@ -789,10 +794,10 @@ export class EventService {
       for (const id of ids) {
         if (occurrences.has(id)) continue;
         await this.recount(tx, id, [], false, true);
-        await tx.changes.note('event', id, 'update');
+        await tx.changes.note('event', id, 'update', PUBLISHED_WHEN_DUE);
       }
       for (const type of ['venue', 'organizer'] as const) {
-        for (const id of await tx.posts.publishDue(type, now)) await tx.changes.note(type, id, 'update');
+        for (const id of await tx.posts.publishDue(type, now)) await tx.changes.note(type, id, 'update', PUBLISHED_WHEN_DUE);
       }
       return ids.length;
     });
@@ -868,13 +873,24 @@ export class EventService {
 
   /** Sets the terms sent (replacing those of each taxonomy sent). */
   private async assignTerms(tx: Storage, id: number, input: EventInput): Promise<void> {
-    for (const { taxonomy, terms } of await this.resolveSentTerms(tx, input)) {
+    const sent = await this.resolveSentTerms(tx, input);
+    if (sent.length === 0) return;
+    const before = new Set(await tx.terms.idsForPost(id));
+    for (const { taxonomy, terms } of sent) {
       await tx.terms.setForPost(
         id,
         taxonomy,
         terms.map((t) => t.id),
       );
     }
+    // the change log names the taxonomies whose terms changed (one that lost a term is among those sent: when
+    // both were, both are named)
+    const now = new Set(await tx.terms.idsForPost(id));
+    const lost = [...before].some((t) => !now.has(t));
+    const fields = sent
+      .filter((s) => lost || s.terms.some((t) => !before.has(t.id)))
+      .map((s) => (s.taxonomy === this.categories.info.taxonomy ? 'categories' : 'tags'));
+    if (fields.length > 0) await tx.changes.note('event', id, 'update', { fields });
   }
 
   /** A new event's terms: related in one statement; answers with them. */

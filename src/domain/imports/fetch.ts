@@ -89,7 +89,7 @@ export function isPrivateAddress(address: string): boolean {
 }
 
 /** A DNS lookup that fails for private addresses (all of a name's addresses are checked, not just the first). */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
+export function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '', 0);

@@ -4,12 +4,14 @@
  * (partial: what is not sent stays — DECISIONS.md); moving one to the trash. A kind's service adds only its
  * own fields, through callbacks that run inside the same transaction.
  */
+
 import type { Storage } from '../../storage/storage.js';
 import { parseWall, wallToMs } from '../../time/zones.js';
 import { type Actor, isAuthenticated } from '../actor.js';
 import { type ApiError, errors } from '../errors.js';
 import { can, canDeletePost, canEditPost } from '../policies.js';
 import { firstFreeSlug, sanitizeSlug } from '../slugs.js';
+import { changedFieldNames } from '../sync/changed-fields.js';
 import type { PostFields, PostInput, PostPatch, PostRecord, PostType } from './post.js';
 import { assertMayWrite, filterHtml, postStamp, publicationMs, resolveImage, retryOnConflict, type Stamp } from './post-writes.js';
 import { applyScheduling, needsSlug, SLUG_UNIQUE_STATUSES, scaleBackStatus, TRASHED_SUFFIX } from './status.js';
@@ -150,7 +152,7 @@ export class PostWriter<R extends PostRecord, D> {
       ? await store.insertRecord(post, own)
       : // (a new row starts at version 0)
         ({ id: await store.insert(post, own), type: this.kind.type, ...post, ...own, version: 0 } as unknown as R);
-    await tx.changes.note(this.kind.type, record.id, 'create');
+    await tx.changes.note(this.kind.type, record.id, 'create', { status });
     return record;
   }
 
@@ -211,11 +213,13 @@ export class PostWriter<R extends PostRecord, D> {
         if (slug !== current.slug) post.slug = slug;
         const ctx: WriteContext = { nowMs, now, status };
         const changes = await change(tx, current, ctx);
-        if (!(await store.update(id, { ...post, ...changes.post }, changes.details ?? {}, own?.version))) throw errors.preconditionFailed();
+        const written = { ...post, ...changes.post };
+        if (!(await store.update(id, written, changes.details ?? {}, own?.version))) throw errors.preconditionFailed();
         await tx.changes.note(
           this.kind.type,
           id,
           status === current.status ? 'update' : status === 'trash' ? 'trash' : current.status === 'trash' ? 'restore' : 'update',
+          { status, priorStatus: current.status, fields: changedFieldNames(current, { ...written, ...changes.details }) },
         );
         await after?.(tx, current, ctx);
       }),
@@ -256,7 +260,7 @@ export class PostWriter<R extends PostRecord, D> {
         ifVersion,
       );
       if (!written) throw errors.preconditionFailed();
-      await tx.changes.note(this.kind.type, id, 'trash');
+      await tx.changes.note(this.kind.type, id, 'trash', { status: 'trash', priorStatus: current.status });
       await after?.(tx, current);
     });
   }

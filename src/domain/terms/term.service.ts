@@ -12,6 +12,7 @@ import { errors } from '../errors.js';
 import { canManageCategories, canManageTags } from '../policies.js';
 import { retryOnConflict } from '../posts/post-writes.js';
 import { firstFreeSlug, sanitizeSlug } from '../slugs.js';
+import { changedFieldNames } from '../sync/changed-fields.js';
 import type { TaxonomyInfo, Term, TermFields, TermInput, TermListQuery } from './term.js';
 
 export class TermService {
@@ -21,6 +22,11 @@ export class TermService {
   ) {}
 
   /** What the change log calls this taxonomy's terms. */
+  /** The key of an event that lists terms of this taxonomy. */
+  private get eventField(): 'categories' | 'tags' {
+    return this.resource === 'category' ? 'categories' : 'tags';
+  }
+
   get resource(): 'category' | 'tag' {
     return this.info.hierarchical ? 'category' : 'tag';
   }
@@ -120,8 +126,8 @@ export class TermService {
         }
         const written = await tx.terms.update(id, patch, ifVersion);
         if (!written && ifVersion !== undefined) throw errors.preconditionFailed();
-        await tx.changes.note(this.resource, id, 'update');
-        await tx.changes.noteEventsEmbedding('term', id);
+        await tx.changes.note(this.resource, id, 'update', { fields: changedFieldNames(term, patch) });
+        await tx.changes.noteEventsEmbedding('term', id, this.eventField);
         return this.written(tx, id);
       }),
     );
@@ -142,7 +148,7 @@ export class TermService {
       if (!term) throw errors.invalidParam('id');
       if (ifVersion !== undefined && term.version !== ifVersion) throw errors.preconditionFailed();
       // (before the links go)
-      await tx.changes.noteEventsEmbedding('term', id);
+      await tx.changes.noteEventsEmbedding('term', id, this.eventField);
       const deleted = await tx.terms.remove(term, ifVersion);
       if (!deleted && ifVersion !== undefined) throw errors.preconditionFailed();
       await tx.changes.note(this.resource, id, 'delete');

@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../domain/services.js';
 import { listVisibility } from '../../domain/visibility.js';
 import { matchesEtag } from '../conditional.js';
+import { WEBHOOKS_PATH } from '../routes/webhooks/index.js';
 import { NAMESPACE } from '../urls.js';
 
 interface Entry {
@@ -116,6 +117,7 @@ export class ResponseCache {
 }
 
 const PREFIX = `/${NAMESPACE}`;
+const WEBHOOKS_PREFIX = `${PREFIX}${WEBHOOKS_PATH}`;
 
 export function registerResponseCache(app: FastifyInstance, services: Services, maxBytes: number): ResponseCache | undefined {
   if (maxBytes <= 0) return undefined;
@@ -133,6 +135,8 @@ export function registerResponseCache(app: FastifyInstance, services: Services, 
     // a sync's pages are bound to their caller (FEATURES.md §2.3): never shared, never kept
     const query = request.query as Record<string, unknown> | undefined;
     if (query?.sync_token !== undefined || query?.page_token !== undefined) return;
+    // webhooks' endpoints and deliveries change with sends, which move no data version: never kept
+    if (request.url.startsWith(WEBHOOKS_PREFIX)) return;
     const key = `${listVisibility(request.actor).key} ${request.url}`;
     const version = request.cacheVersion ?? (await services.dataVersion());
     let hit = cache.get(key, version, Date.now());

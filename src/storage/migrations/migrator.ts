@@ -19,6 +19,7 @@ import { changeLog } from './0012-change-log.migration.js';
 import { itemVersions } from './0013-item-versions.migration.js';
 import { media } from './0014-media.migration.js';
 import { eventCustomFields } from './0015-event-custom-fields.migration.js';
+import { webhooks } from './0016-webhooks.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -41,6 +42,7 @@ export const MIGRATIONS: readonly Migration[] = [
   itemVersions,
   media,
   eventCustomFields,
+  webhooks,
 ];
 
 /** Applies the pending migrations; returns the names applied. */

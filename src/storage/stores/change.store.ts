@@ -13,10 +13,58 @@ interface Note {
   readonly type: ResourceType;
   readonly id: number;
   op: ChangeOp;
+  /** A post's status after the change, and before the first change of the transaction. */
+  status?: string;
+  priorStatus?: string;
+  fields?: Set<string>;
 }
+
+/** What a note may say beside the operation (webhooks' types and `changed`, migration 0016). */
+export interface ChangeDetail {
+  readonly status?: string;
+  readonly priorStatus?: string;
+  /** Wire names of the fields changed. */
+  readonly fields?: readonly string[];
+}
+
+/** A row of the log with what it says (webhooks' fan-out). */
+export interface ChangeRow {
+  readonly seq: number;
+  readonly type: ResourceType;
+  readonly id: number;
+  readonly op: ChangeOp;
+  readonly at: string;
+  readonly status: string | null;
+  readonly priorStatus: string | null;
+  readonly fields: readonly string[] | null;
+}
+
+const STATUS = /^[a-z_-]{1,20}$/;
 
 /** Occurrences sync shows on their own: edited alone, or cancelled. */
 const EXCEPTION = sql<SqlBool>`(occurrences.state = 'cancelled' or (occurrences.state = 'active' and occurrences.overrides <> '[]'))`;
+
+function toChangeRow(r: {
+  seq: number | string;
+  resource_type: string;
+  resource_id: number;
+  op: string;
+  occurred_at: string;
+  status: string | null;
+  prior_status: string | null;
+  fields: string | null;
+}): ChangeRow {
+  return {
+    seq: Number(r.seq),
+    type: r.resource_type as ResourceType,
+    id: Number(r.resource_id),
+    op: r.op as ChangeOp,
+    at: r.occurred_at,
+    status: r.status,
+    priorStatus: r.prior_status,
+    fields: r.fields === null ? null : r.fields.split(',').filter((f) => f !== ''),
+  };
+}
 
 export class ChangeStore {
   private readonly notes = new Map<string, Note>();
@@ -33,12 +81,20 @@ export class ChangeStore {
    * Notes a change. Several notes of one resource in one transaction make one change: a create stays a create
    * (whatever follows it, but a delete), otherwise the last operation wins.
    */
-  async note(type: ResourceType, id: number, op: ChangeOp): Promise<void> {
+  async note(type: ResourceType, id: number, op: ChangeOp, detail: ChangeDetail = {}): Promise<void> {
     const key = `${type}:${id}`;
-    const earlier = this.notes.get(key);
-    if (earlier) {
-      if (!(earlier.op === 'create' && op !== 'delete')) earlier.op = op;
-    } else this.notes.set(key, { type, id, op });
+    let note = this.notes.get(key);
+    if (note) {
+      if (!(note.op === 'create' && op !== 'delete')) note.op = op;
+    } else {
+      note = { type, id, op, priorStatus: detail.priorStatus };
+      this.notes.set(key, note);
+    }
+    if (detail.status !== undefined) note.status = detail.status;
+    if (detail.fields && detail.fields.length > 0) {
+      note.fields ??= new Set();
+      for (const f of detail.fields) note.fields.add(f);
+    }
     if (!this.buffered) await this.flush();
   }
 
@@ -46,10 +102,12 @@ export class ChangeStore {
    * Notes an update of every event (as sync shows them) that embeds this venue, organizer or term. Written at
    * once (in the transaction): a trash or a delete then takes the links away.
    */
-  async noteEventsEmbedding(via: EmbeddedIn, id: number): Promise<void> {
+  async noteEventsEmbedding(via: EmbeddedIn, id: number, field?: 'categories' | 'tags'): Promise<void> {
     const events = this.eventsEmbedding(via, id);
-    await sql`insert into changes (resource_type, resource_id, op, occurred_at)
-      select 'event', e.post_id, 'update', ${formatUtcMs(this.clock())} from (${events}) e`.execute(this.db);
+    const name = via === 'venue' ? 'venue' : via === 'organizer' ? 'organizers' : (field ?? null);
+    await sql`insert into changes (resource_type, resource_id, op, occurred_at, status, prior_status, fields)
+      select 'event', e.post_id, 'update', ${formatUtcMs(this.clock())}, p.status, p.status, ${name}
+      from (${events}) e join posts p on p.id = e.post_id`.execute(this.db);
   }
 
   /**
@@ -74,14 +132,21 @@ export class ChangeStore {
   takeInsertSql(): string | undefined {
     if (this.notes.size === 0) return undefined;
     const at = formatUtcMs(this.clock());
+    const text = (v: string | undefined, ok: RegExp) => {
+      if (v === undefined || v === '') return 'null';
+      if (!ok.test(v)) throw new Error(`a change detail that cannot be written: ${JSON.stringify(v)}`);
+      return `'${v}'`;
+    };
     const rows = [...this.notes.values()].map((n) => {
       if (!RESOURCE_TYPES.includes(n.type) || !CHANGE_OPS.includes(n.op) || !Number.isSafeInteger(n.id) || !/^[\d :-]{19}$/.test(at)) {
         throw new Error(`a change that cannot be written: ${JSON.stringify(n)} at ${at}`);
       }
-      return `('${n.type}', ${n.id}, '${n.op}', '${at}')`;
+      const fields = n.fields && n.op === 'update' ? [...n.fields].sort().join(',') : undefined;
+      const prior = n.op === 'create' ? undefined : n.priorStatus;
+      return `('${n.type}', ${n.id}, '${n.op}', '${at}', ${text(n.status, STATUS)}, ${text(prior, STATUS)}, ${text(fields, /^[a-z0-9_,]{1,2000}$/)})`;
     });
     this.notes.clear();
-    return `insert into changes (resource_type, resource_id, op, occurred_at) values ${rows.join(', ')}`;
+    return `insert into changes (resource_type, resource_id, op, occurred_at, status, prior_status, fields) values ${rows.join(', ')}`;
   }
 
   /** Writes what was noted now (outside a transaction, or before the end of one). */
@@ -126,6 +191,35 @@ export class ChangeStore {
       ) l on c.seq = l.last
       order by c.seq`.execute(this.db);
     return rows.map((r) => ({ id: Number(r.id), seq: Number(r.seq), op: r.op as ChangeOp, at: r.at }));
+  }
+
+  /**
+   * The rows of the log in `(from, to]` (from null: since it began) after `afterSeq`, in seq order, at most
+   * `limit`: what webhooks fan out. Within a range of two snapshots every row is committed and none is added
+   * later, so paging it by seq is stable.
+   */
+  async rows(from: string | null, to: string, afterSeq: number, limit: number): Promise<ChangeRow[]> {
+    const rows = await this.db
+      .selectFrom('changes')
+      .select(['seq', 'resource_type', 'resource_id', 'op', 'occurred_at', 'status', 'prior_status', 'fields'])
+      .where(() => this.dialect.changesBetween(from, to))
+      .where('seq', '>', afterSeq)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+    return rows.map(toChangeRow);
+  }
+
+  /** The rows from `sinceSeq` on, in seq order, at most `limit` (a webhook replay). */
+  async rowsSince(sinceSeq: number, limit: number): Promise<ChangeRow[]> {
+    const rows = await this.db
+      .selectFrom('changes')
+      .select(['seq', 'resource_type', 'resource_id', 'op', 'occurred_at', 'status', 'prior_status', 'fields'])
+      .where('seq', '>=', sinceSeq)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+    return rows.map(toChangeRow);
   }
 
   /**
