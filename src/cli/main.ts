@@ -9,6 +9,7 @@ import { migrateCommand } from './migrate.command.js';
 import { openapiCommand } from './openapi.command.js';
 import { serveCommand } from './serve.command.js';
 import { UsageError, usersCommand } from './users.command.js';
+import { webhooksCommand } from './webhooks.command.js';
 
 const USAGE = `usage: calendar <command>
 
@@ -32,6 +33,15 @@ commands:
                                           move a whole site running The Events Calendar in (run it
                                           again to update; a stopped run resumes), then print the report
   import redirects SITE_URL [--out FILE]  print the redirect map (nginx) of a site imported before
+  webhooks add URL [--types T,T] [--description D] [--payload thin|full] [--category ID]...
+               [--venue ID] [--organizer ID] [--as LOGIN]
+                                          add an endpoint (it must answer a webhook.test with a 2xx)
+                                          and print its signing secret, once
+  webhooks list                           list endpoints
+  webhooks remove ID                      delete an endpoint and its delivery log
+  webhooks test ID                        send a webhook.test now and print the answer
+  webhooks deliveries ID [--status pending|held|succeeded|failed] [--limit N]
+                                          the newest deliveries to an endpoint
 
 roles: administrator, editor, author, contributor, subscriber
 environment: DATABASE_URL, SITE_TIMEZONE, … (see the README)`;
@@ -65,6 +75,8 @@ async function main(argv: string[]): Promise<number> {
         return await usersCommand(config, rest);
       case 'import':
         return await importCommand(config, rest);
+      case 'webhooks':
+        return await webhooksCommand(config, rest);
       default:
         process.stderr.write(`calendar: unknown command "${command}"\n\n${USAGE}\n`);
         return 2;
