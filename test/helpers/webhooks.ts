@@ -37,7 +37,8 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(clock: () => number = Date.now): Promise<Receiver> {
+/** `port`: listen there (a URL given out before the receiver is up); otherwise any free port. */
+export async function startReceiver(clock: () => number = Date.now, options: { readonly port?: number } = {}): Promise<Receiver> {
   const received: Received[] = [];
   const answers: Answer[] = [];
   const waiters: { n: number; resolve: () => void }[] = [];
@@ -64,7 +65,10 @@ export async function startReceiver(clock: () => number = Date.now): Promise<Rec
       else send();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
