@@ -4,8 +4,14 @@
  * deliveries (ordered) one at a time, in seq order. Several processes may run it over one database: the
  * fan-out's cursor and each delivery are held by one of them at a time (WebhookStore), and what a process that
  * died held is taken over when its lease runs out — so every delivery is made, after a restart too.
+ *
+ * Deliveries are claimed a batch at a time (`claimBatch`, a few times `concurrency`) and wait here for a free
+ * slot: a claim is a write transaction, and one per delivery cost as much as the rest of the delivery's
+ * statements (the bench, bench/webhooks.ts, measured the write path slowed by it). One that waits long has its
+ * lease moved on before it is sent (WebhookService.send); what is left when the process stops is given back.
  */
 import { randomUUID } from 'node:crypto';
+import type { DeliveryRow } from '../../storage/stores/webhook.store.js';
 import type { WebhookObjects, WebhookService } from './webhook.service.js';
 
 export interface WebhookRunner {
@@ -25,6 +31,10 @@ export function startWebhookRunner(
 ): WebhookRunner {
   const owner = `${process.pid}-${randomUUID()}`;
   const inFlight = new Map<number, number>();
+  /** Claimed and not started yet, per endpoint: lanes, each sent in one slot (a replay's in seq order). */
+  const waiting = new Map<number, DeliveryRow[][]>();
+  /** Endpoints with a replay's lane claimed (waiting or in flight): the next is not claimed before it ends. */
+  const replaying = new Set<number>();
   const work = new Set<Promise<unknown>>();
   /** Endpoints being filled now, and those to fill again when that is done (a slot came free meanwhile). */
   const filling = new Set<number>();
@@ -37,9 +47,25 @@ export function startWebhookRunner(
     void p.finally(() => work.delete(p));
   };
 
+  const start = (endpointId: number, lane: DeliveryRow[]) => {
+    const replay = lane[0].ordered === 1;
+    inFlight.set(endpointId, (inFlight.get(endpointId) ?? 0) + 1);
+    track(
+      (async () => {
+        for (const d of lane) await webhooks.send(d, owner, objects);
+      })()
+        .catch(onError)
+        .finally(() => {
+          inFlight.set(endpointId, (inFlight.get(endpointId) ?? 1) - 1);
+          if (replay) replaying.delete(endpointId);
+          if (!stopped) track(fill(endpointId).catch(onError));
+        }),
+    );
+  };
+
   /**
-   * Claims what is due for an endpoint, as many as it has free slots, and starts sending; each send that ends
-   * fills its slot again at once (a busy endpoint is not held to one batch per tick).
+   * Starts what waits for an endpoint, as many as it has free slots, claiming a batch when nothing waits; each
+   * send that ends fills its slot again at once (a busy endpoint is not held to one batch per tick).
    */
   const fill = async (endpointId: number): Promise<void> => {
     if (filling.has(endpointId)) {
@@ -50,26 +76,21 @@ export function startWebhookRunner(
     try {
       do {
         again.delete(endpointId);
-        const room = webhooks.concurrency - (inFlight.get(endpointId) ?? 0);
-        if (room <= 0 || stopped) return;
-        const claimed = await webhooks.claim(endpointId, owner, room);
-        if (claimed.length === 0) return;
-        // a replay's deliveries go one after another, in seq order, in one slot
-        const ordered = claimed.filter((d) => d.ordered === 1);
-        const lanes = [...claimed.filter((d) => d.ordered !== 1).map((d) => [d]), ...(ordered.length > 0 ? [ordered] : [])];
-        for (const lane of lanes) {
-          inFlight.set(endpointId, (inFlight.get(endpointId) ?? 0) + 1);
-          track(
-            (async () => {
-              for (const d of lane) await webhooks.send(d, owner, objects);
-            })()
-              .catch(onError)
-              .finally(() => {
-                inFlight.set(endpointId, (inFlight.get(endpointId) ?? 1) - 1);
-                if (!stopped) track(fill(endpointId).catch(onError));
-              }),
-          );
+        if (stopped) return;
+        const lanes = waiting.get(endpointId) ?? [];
+        waiting.set(endpointId, lanes);
+        if (lanes.length === 0 && (inFlight.get(endpointId) ?? 0) < webhooks.concurrency) {
+          const claimed = await webhooks.claim(endpointId, owner, webhooks.claimBatch, !replaying.has(endpointId));
+          // a replay's deliveries go one after another, in seq order, in one slot
+          const ordered = claimed.filter((d) => d.ordered === 1);
+          if (ordered.length > 0) {
+            replaying.add(endpointId);
+            lanes.push(ordered);
+          }
+          for (const d of claimed) if (d.ordered !== 1) lanes.push([d]);
         }
+        while (!stopped && lanes.length > 0 && (inFlight.get(endpointId) ?? 0) < webhooks.concurrency)
+          start(endpointId, lanes.shift() as DeliveryRow[]);
       } while (again.has(endpointId));
     } finally {
       filling.delete(endpointId);
@@ -104,6 +125,10 @@ export function startWebhookRunner(
       stopped = true;
       if (timer) clearInterval(timer);
       await idle();
+      // what was claimed and not started goes back now, not when its lease runs out
+      const left = [...waiting.values()].flat(2);
+      waiting.clear();
+      if (left.length > 0) await webhooks.release(left, owner).catch(onError);
     },
   };
 }

@@ -47,6 +47,10 @@ const MAX_OBJECT_BYTES = 256 * 1024;
 const FAN_OUT_BATCH = 1000;
 /** A replay re-sends at most this many changes. */
 const MAX_REPLAY = 100_000;
+/** Renders kept for the current data version at most (see WebhookService.rendered). */
+const MAX_RENDERS = 1000;
+
+type Rendered = Awaited<ReturnType<WebhookObjects['render']>>;
 
 export type PayloadKind = 'thin' | 'full';
 
@@ -124,8 +128,19 @@ export interface WebhookOptions {
   readonly random?: () => number;
   /** Deliveries of one endpoint in flight at once, in one process. */
   readonly concurrency?: number;
+  /** Deliveries of one endpoint a process claims at once (default: four times `concurrency`). */
+  readonly claimBatch?: number;
   /** How long a claimed delivery stays this process's (longer than a send's timeout). */
   readonly leaseMs?: number;
+}
+
+/** A delivery that succeeded, waiting to be written with others (WebhookService.recordSuccess). */
+interface Success {
+  readonly attempt: Omit<AttemptRow, 'id'>;
+  readonly owner: string;
+  readonly nowMs: number;
+  /** Its endpoint, when that was failing before this success. */
+  readonly recovered?: number;
 }
 
 interface Cursor {
@@ -194,7 +209,17 @@ export class WebhookService {
   private readonly clock: () => number;
   private readonly random: () => number;
   readonly concurrency: number;
+  readonly claimBatch: number;
   readonly leaseMs: number;
+  /**
+   * Objects rendered for payloads while the data version stays the same, by resource and owner: a change sent to
+   * several endpoints of one owner is read, serialised and hashed once, not once per endpoint. Same version, same
+   * rows, same owner: the same render, as a send of its own would have made it (the version is read first).
+   */
+  private rendered: { readonly version: number; readonly byKey: Map<string, Promise<Rendered>> } | undefined;
+  /** Successes to write after the write of successes in flight (`writingSuccesses`), all in one transaction. */
+  private successes: { readonly items: Success[]; readonly written: Promise<void> } | undefined;
+  private writingSuccesses: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly storage: Storage,
@@ -203,6 +228,7 @@ export class WebhookService {
     this.clock = options.clock ?? Date.now;
     this.random = options.random ?? Math.random;
     this.concurrency = options.concurrency ?? 4;
+    this.claimBatch = Math.max(this.concurrency, options.claimBatch ?? this.concurrency * 4);
     this.leaseMs = options.leaseMs ?? 60_000;
   }
 
@@ -597,10 +623,21 @@ export class WebhookService {
     return this.storage.webhooks.dueEndpoints(this.clock());
   }
 
-  /** Claims up to `limit` due deliveries of an endpoint for `owner` (a process). */
-  claim(endpointId: number, owner: string, limit: number): Promise<DeliveryRow[]> {
+  /**
+   * Claims up to `limit` due deliveries of an endpoint for `owner` (a process); `ordered` false leaves a
+   * replay's alone.
+   */
+  claim(endpointId: number, owner: string, limit: number, ordered = true): Promise<DeliveryRow[]> {
     const now = this.clock();
-    return this.storage.transaction((tx) => tx.webhooks.claim(endpointId, owner, now, now + this.leaseMs, limit));
+    return this.storage.transaction((tx) => tx.webhooks.claim(endpointId, owner, now, now + this.leaseMs, limit, ordered));
+  }
+
+  /** Gives back what `owner` claimed and will not send (a process that stops). */
+  release(deliveries: readonly DeliveryRow[], owner: string): Promise<void> {
+    return this.storage.webhooks.release(
+      deliveries.map((d) => d.id),
+      owner,
+    );
   }
 
   /**
@@ -615,20 +652,28 @@ export class WebhookService {
       await this.storage.webhooks.settle(delivery.id, owner, { state: 'held', status: null, error: 'the endpoint is disabled', nowMs: this.clock() });
       return undefined;
     }
+    // claimed in a batch, it may have waited its turn for half its lease: the lease must outlast the send
+    const waited = delivery.lease_until !== null && delivery.lease_until - this.clock() < this.leaseMs / 2;
+    if (waited && !(await this.storage.webhooks.extendLease(delivery.id, owner, this.clock() + this.leaseMs))) return undefined;
     const body = JSON.stringify(await this.payload(delivery, endpoint, objects));
     const started = this.clock();
     const headers = this.headers(endpoint, delivery.msg_id, body, started);
     const result = await this.options.sender(endpoint.url, headers, body);
     const now = this.clock();
     const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
+    if (ok) {
+      await this.recordSuccess({
+        attempt: this.attemptRow(delivery.id, delivery.attempts, started, headers, result),
+        owner,
+        nowMs: now,
+        // (the endpoint was read just before sending: when it was not failing then, there is nothing to end)
+        ...(endpoint.failing_since === null ? {} : { recovered: endpoint.id }),
+      });
+      return result;
+    }
     await this.storage.transaction(async (tx) => {
       await tx.webhooks.insertAttempt(this.attemptRow(delivery.id, delivery.attempts, started, headers, result));
       const error = this.errorOf(result);
-      if (ok) {
-        await tx.webhooks.settle(delivery.id, owner, { state: 'succeeded', status: result.status ?? null, error: null, nowMs: now });
-        await tx.webhooks.endpointSucceeded(endpoint.id);
-        return;
-      }
       if (result.status === 410) {
         await tx.webhooks.settle(delivery.id, owner, { state: 'failed', status: 410, error, nowMs: now });
         await tx.webhooks.disable(endpoint.id, 'gone', now);
@@ -651,6 +696,27 @@ export class WebhookService {
       if (now - failingSince >= DISABLE_AFTER_MS) await tx.webhooks.disable(endpoint.id, 'failing', now);
     });
     return result;
+  }
+
+  /**
+   * Writes a success (its attempt, the delivery succeeded) with the others that come while the previous ones are
+   * being written: one transaction for all of them, not one each (on PostgreSQL four round trips a delivery).
+   * Resolves once it is written.
+   */
+  private recordSuccess(success: Success): Promise<void> {
+    if (!this.successes) {
+      const items: Success[] = [];
+      const written = this.writingSuccesses.then(() => {
+        // from here on, successes wait for the next write
+        this.successes = undefined;
+        const recovered = [...new Set(items.flatMap((s) => (s.recovered === undefined ? [] : [s.recovered])))];
+        return this.storage.transaction((tx) => tx.webhooks.succeeded(items, recovered));
+      });
+      this.writingSuccesses = written.catch(() => undefined);
+      this.successes = { items, written };
+    }
+    this.successes.items.push(success);
+    return this.successes.written;
   }
 
   /** The delivery log's retention: finished deliveries go after 30 days, held ones after a week. */
@@ -693,13 +759,30 @@ export class WebhookService {
     data.rest_url = objects.restUrl(type, id);
     if (recorded.changed) data.changed = recorded.changed;
     if (!d.type.endsWith('.deleted')) {
-      const rendered = await objects.render(type, id, await this.ownerActor(endpoint.owner_id));
+      const rendered = await this.render(objects, type, id, endpoint.owner_id);
       if (rendered) {
         data.etag = rendered.etag;
         if (endpoint.payload === 'full' && Buffer.byteLength(JSON.stringify(rendered.object)) <= MAX_OBJECT_BYTES) data.object = rendered.object;
       }
     }
     return { type: d.type, timestamp: rfc3339(d.occurred_at), data };
+  }
+
+  /** The object as its owner reads it now (see `rendered`). */
+  private async render(objects: WebhookObjects, type: ResourceType, id: number, ownerId: number): Promise<Rendered> {
+    const version = (await this.storage.versions()).data;
+    if (this.rendered?.version !== version) this.rendered = { version, byKey: new Map() };
+    const { byKey } = this.rendered;
+    const key = `${type} ${id} ${ownerId}`;
+    let rendered = byKey.get(key);
+    if (!rendered) {
+      if (byKey.size >= MAX_RENDERS) byKey.clear();
+      rendered = this.ownerActor(ownerId).then((actor) => objects.render(type, id, actor));
+      byKey.set(key, rendered);
+      // a failed render is not kept
+      rendered.catch(() => byKey.get(key) === rendered && byKey.delete(key));
+    }
+    return rendered;
   }
 
   private async ownerActor(id: number): Promise<Actor> {

@@ -33,7 +33,7 @@ export const CREDENTIAL_TABLES: readonly string[] = ['users', 'app_passwords'];
 export type JsonCell = string | number | null;
 export interface JsonColumn {
   readonly name: string;
-  readonly type: 'integer' | 'text';
+  readonly type: 'integer' | 'bigint' | 'text';
 }
 
 export interface Dialect {

@@ -84,11 +84,6 @@ export class WebhookStore {
     await this.db.deleteFrom('webhook_endpoints').where('id', '=', id).execute();
   }
 
-  /** A success: the endpoint's run of failures ends. */
-  async endpointSucceeded(id: number): Promise<void> {
-    await this.db.updateTable('webhook_endpoints').set({ failing_since: null }).where('id', '=', id).where('failing_since', 'is not', null).execute();
-  }
-
   /** A failure: when its run of failures began (this one, if it is the first). */
   async endpointFailed(id: number, nowMs: number): Promise<number> {
     await this.db.updateTable('webhook_endpoints').set({ failing_since: nowMs }).where('id', '=', id).where('failing_since', 'is', null).execute();
@@ -153,30 +148,50 @@ export class WebhookStore {
 
   /**
    * Inside a write transaction: takes up to `limit` deliveries of an endpoint that are due (pending, their time
-   * come, no live lease), oldest first, for `owner` until `leaseUntil`; each counts an attempt.
+   * come, no live lease), oldest first, for `owner` until `leaseUntil`; each counts an attempt. `ordered`
+   * false leaves a replay's deliveries alone (one of its lanes is being sent). One statement: the update takes
+   * its rows from the select (which, on PostgreSQL, skips and locks as it reads).
    */
-  async claim(endpointId: number, owner: string, nowMs: number, leaseUntil: number, limit: number): Promise<DeliveryRow[]> {
-    let q = this.db
+  async claim(endpointId: number, owner: string, nowMs: number, leaseUntil: number, limit: number, ordered = true): Promise<DeliveryRow[]> {
+    let due = this.db
       .selectFrom('webhook_deliveries')
       .select('id')
       .where('endpoint_id', '=', endpointId)
       .where('state', '=', 'pending')
       .where('next_attempt_at', '<=', nowMs)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', nowMs)]))
-      .orderBy('ordered', 'desc')
-      .orderBy('next_attempt_at')
-      .orderBy('seq')
-      .limit(limit);
-    if (this.dialect.skipLocked) q = q.forUpdate().skipLocked();
-    const ids = (await q.execute()).map((r) => Number(r.id));
-    if (ids.length === 0) return [];
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', nowMs)]));
+    if (!ordered) due = due.where('ordered', '=', 0);
+    due = due.orderBy('ordered', 'desc').orderBy('next_attempt_at').orderBy('seq').limit(limit);
+    if (this.dialect.skipLocked) due = due.forUpdate().skipLocked();
     const rows = await this.db
       .updateTable('webhook_deliveries')
       .set((eb) => ({ lease_owner: owner, lease_until: leaseUntil, attempts: eb('attempts', '+', 1) }))
-      .where('id', 'in', ids)
+      .where('id', 'in', due)
       .returningAll()
       .execute();
     return rows.map(delivery).sort((a, b) => b.ordered - a.ordered || a.next_attempt_at - b.next_attempt_at || a.seq - b.seq);
+  }
+
+  /** Moves `owner`'s lease of a delivery on to `leaseUntil`; false when the lease was lost (another process took it over). */
+  async extendLease(id: number, owner: string, leaseUntil: number): Promise<boolean> {
+    const r = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ lease_until: leaseUntil })
+      .where('id', '=', id)
+      .where('lease_owner', '=', owner)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /** Gives back deliveries `owner` claimed and did not send: due again at once, their claim not counted. */
+  async release(ids: readonly number[], owner: string): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({ lease_owner: null, lease_until: null, attempts: eb('attempts', '-', 1) }))
+      .where('id', 'in', ids)
+      .where('lease_owner', '=', owner)
+      .execute();
   }
 
   /** The endpoints that have deliveries due now. */
@@ -232,6 +247,43 @@ export class WebhookStore {
       .where('lease_owner', '=', owner)
       .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
+  }
+
+  /**
+   * Records successes, many in one go: each attempt in the log, each delivery succeeded while its owner still
+   * holds it (at its own time), and those of `endpointIds` that were failing no longer are.
+   */
+  async succeeded(
+    items: readonly { readonly attempt: Omit<AttemptRow, 'id'>; readonly owner: string; readonly nowMs: number }[],
+    endpointIds: readonly number[],
+  ): Promise<void> {
+    for (let i = 0; i < items.length; i += 500) {
+      const chunk = items.slice(i, i + 500);
+      await this.db
+        .insertInto('webhook_attempts')
+        .values(chunk.map((s) => s.attempt))
+        .execute();
+      const v = this.dialect.jsonRows(
+        chunk.map((s) => [s.attempt.delivery_id, s.owner, s.attempt.status, s.nowMs]),
+        [
+          { name: 'id', type: 'integer' },
+          { name: 'owner', type: 'text' },
+          { name: 'status', type: 'integer' },
+          { name: 'at', type: 'bigint' },
+        ],
+      );
+      await sql`update webhook_deliveries
+        set state = 'succeeded', lease_owner = null, lease_until = null, last_status = v.status, last_error = null, completed_at = v.at
+        from ${v} where webhook_deliveries.id = v.id and webhook_deliveries.lease_owner = v.owner`.execute(this.db);
+    }
+    if (endpointIds.length > 0) {
+      await this.db
+        .updateTable('webhook_endpoints')
+        .set({ failing_since: null })
+        .where('id', 'in', endpointIds)
+        .where('failing_since', 'is not', null)
+        .execute();
+    }
   }
 
   /** Ends a delivery sent outside the queue (a `webhook.test`): one attempt, this outcome. */
