@@ -10,12 +10,49 @@
  * With `TLS_CERT`/`TLS_KEY` every worker serves HTTPS itself (each process reads the files when it starts).
  */
 import cluster from 'node:cluster';
+import { Worker } from 'node:worker_threads';
+import type { FastifyBaseLogger } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config, TlsFiles } from './config/config.js';
 import { startImportRunner } from './domain/imports/import.runner.js';
 import { UserService } from './domain/users/user.service.js';
 import { startWebhookRunner } from './domain/webhooks/webhook.runner.js';
 import { openStorage } from './storage/storage.js';
+import type { WebhookWorkerMessage } from './webhook-worker.js';
+
+/**
+ * The webhook runner on its own thread (webhook-worker.ts): started with the process, stopped with it. A thread
+ * that fails is logged and started again after a second (what it held is sent once its lease runs out).
+ */
+function startWebhookThread(log: FastifyBaseLogger): { stop(): Promise<void> } {
+  let thread: Worker | undefined;
+  let stopping = false;
+  let restart: NodeJS.Timeout | undefined;
+  const start = () => {
+    const w = new Worker(new URL('./webhook-worker.js', import.meta.url));
+    thread = w;
+    w.on('message', (m: WebhookWorkerMessage) => {
+      if (m.type === 'error') log.error({ err: { message: m.message, stack: m.stack } }, 'sending webhooks failed');
+    });
+    w.on('error', (error) => log.error({ err: error }, 'the webhook thread failed'));
+    w.on('exit', () => {
+      if (thread === w) thread = undefined;
+      if (!stopping) restart = setTimeout(start, 1000).unref();
+    });
+  };
+  start();
+  return {
+    async stop() {
+      stopping = true;
+      clearTimeout(restart);
+      const w = thread;
+      if (!w) return;
+      const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
+      w.postMessage('stop');
+      await exited;
+    },
+  };
+}
 
 /** Migrations, statistics and the first administrator: once, before any worker serves. */
 async function prepareDatabase(config: Config): Promise<boolean> {
@@ -63,7 +100,11 @@ async function worker(config: Config, tls: TlsFiles | undefined): Promise<void> 
   // import jobs (FEATURES.md §3.4): queued ones, and ones a dead process left running, are run here
   const importer = startImportRunner(app.services.imports, (error) => app.log.error({ err: error }, 'running import jobs failed'));
   // webhooks (FEATURES.md §4): the change log's new rows fanned out and sent, off the request path
-  const webhooks = startWebhookRunner(app.services.webhooks, app.webhookObjects, (error) => app.log.error({ err: error }, 'sending webhooks failed'));
+  // (on PostgreSQL on a thread of its own, off the API's event loop and pool; see webhook-worker.ts)
+  const webhooks =
+    config.database.dialect === 'postgres'
+      ? startWebhookThread(app.log)
+      : startWebhookRunner(app.services.webhooks, app.webhookObjects, (error) => app.log.error({ err: error }, 'sending webhooks failed'));
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -74,7 +115,7 @@ async function worker(config: Config, tls: TlsFiles | undefined): Promise<void> 
     // a job cut short here is resumed by the next process once its lease runs out
     void importer.stop();
     // a delivery in flight is finished or, if cut short, sent again once its lease runs out
-    void webhooks.stop();
+    const webhooksStopped = webhooks.stop().catch((error: unknown) => app.log.error({ err: error }, 'stopping webhooks failed'));
     app.log.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
@@ -83,6 +124,7 @@ async function worker(config: Config, tls: TlsFiles | undefined): Promise<void> 
     try {
       await app.close();
       clearInterval(sweep);
+      await webhooksStopped;
       await storage.close();
     } finally {
       process.exit(0);

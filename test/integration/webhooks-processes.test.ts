@@ -280,5 +280,9 @@ describe('webhooks across service processes', () => {
       log.filter((d) => d.status !== 'succeeded' || d.attempts !== 1 || d.log.length !== 1),
       [],
     );
+    // and both stop cleanly with what they ran (on PostgreSQL the runner's thread: told to stop, it ends)
+    const started = Date.now();
+    assert.deepEqual(await Promise.all(pair.map((s) => s.stop())), [0, 0]);
+    assert.ok(Date.now() - started < 5000, `stopped in ${Date.now() - started} ms`);
   });
 });

@@ -1,0 +1,43 @@
+/**
+ * The webhook runner on a thread of its own (issue 18: "delivery never slows the API"). On PostgreSQL a
+ * service process starts this thread beside its event loop: fan-out, claims, renders of `full` payloads,
+ * signing and the HTTP sends run here, on their own database pool, so the API's loop and pool serve requests
+ * only (bench/webhooks.ts measured the API's write p50 rise from ~10 ms to 300 ms and more with the runner on the
+ * API's loop, the loop then ~90 % busy). SQLite keeps the runner on the API's loop: one connection per process
+ * writes there, and a second one on another thread would make the API's writes wait on its locks.
+ *
+ * The thread reads the same environment as its process (worker threads share process.env) and answers the
+ * parent's `stop` by finishing what it sends, then closing its database and ending.
+ */
+import { parentPort } from 'node:worker_threads';
+import { loadConfig } from './config/config.js';
+import { createServices } from './domain/services.js';
+import { startWebhookRunner } from './domain/webhooks/webhook.runner.js';
+import { Urls } from './http/urls.js';
+import { webhookObjects } from './http/webhook-objects.js';
+import { openStorage } from './storage/storage.js';
+
+/** What the thread tells its parent. */
+export type WebhookWorkerMessage = { readonly type: 'ready' } | { readonly type: 'error'; readonly message: string; readonly stack?: string };
+
+const port = parentPort;
+if (!port) throw new Error('webhook-worker.js runs as a worker thread (server.ts starts it)');
+
+const post = (message: WebhookWorkerMessage) => port.postMessage(message);
+const report = (error: unknown) =>
+  post({ type: 'error', message: error instanceof Error ? error.message : String(error), stack: error instanceof Error ? error.stack : undefined });
+
+const config = loadConfig(process.env);
+// (a small pool: the runner's statements are short, and the API keeps the database's other connections)
+const storage = await openStorage(config.database, { poolSize: 4 });
+const services = createServices(config, storage);
+const runner = startWebhookRunner(services.webhooks, webhookObjects(services, new Urls(config.publicUrl)), report);
+port.on('message', (message: unknown) => {
+  if (message !== 'stop') return;
+  void (async () => {
+    await runner.stop().catch(report);
+    await storage.close().catch(report);
+    port.close();
+  })();
+});
+post({ type: 'ready' });
