@@ -210,7 +210,7 @@ export const VARIABLES: readonly VariableDoc[] = [
     name: 'WEBHOOKS_LEASE_SECONDS',
     default: '60',
     description:
-      'How long a process holds a webhook delivery it is sending (1–3600 s); a process that dies holding one leaves it to another once this runs out. Keep it above the 15 s timeout, or a slow delivery may be sent twice.',
+      'How long a process holds a webhook delivery it claimed to send (1–3600 s; renewed while it waits its turn); a process that dies holding one leaves it to another once this runs out. Keep it above the 15 s timeout, or a slow delivery may be sent twice.',
   },
   {
     name: 'IMPORT_PARSE_TIMEOUT',
