@@ -221,6 +221,39 @@ describe('the webhook runner', () => {
     );
   });
 
+  it('shares a render between endpoints after an unrelated write, never one that began before the change was claimed', async () => {
+    const m = machinery();
+    const a = await endpoint({ event_types: ['event.*'] });
+    const b = await endpoint({ event_types: ['event.*'] });
+    const event = await makeEvent(t, { title: 'Shared across a write' });
+    const RENDER = 'select "posts".*, "events".* from "events" inner join "posts"';
+    await m.service.fanOut();
+    const [forA] = await m.service.claim(a.id, 'test-owner', 1);
+    statements.length = 0;
+    await m.service.send(forA, 'test-owner', t.app.webhookObjects);
+    assert.equal(count(RENDER), 1);
+    // another event is written: the data version moves, the shared event does not
+    await makeEvent(t, { title: 'Unrelated' });
+    const [forB] = await m.service.claim(b.id, 'test-owner', 1);
+    assert.equal(forB.seq, forA.seq);
+    statements.length = 0;
+    await m.service.send(forB, 'test-owner', t.app.webhookObjects);
+    assert.equal(count(RENDER), 0, 'the render made for endpoint a served endpoint b');
+    // the shared event changes: its delivery is claimed after that render began, so it gets a render of its own
+    assert.equal((await t.post(`/events/${event.id}`, { as: 'administrator', json: { title: 'Changed after the render' } })).status, 200);
+    await m.service.fanOut();
+    const due = await m.service.claim(a.id, 'test-owner', 10);
+    const update = due.find((d) => d.type === 'event.updated') as (typeof due)[number];
+    statements.length = 0;
+    await m.service.send(update, 'test-owner', t.app.webhookObjects);
+    assert.equal(count(RENDER), 1);
+    const received = await receiver.waitFor(3);
+    const read = await t.get(`/events/${event.id}`, { as: 'administrator' });
+    assert.equal(received[2].json.type, 'event.updated');
+    assert.equal(received[2].json.data.etag, read.headers.etag);
+    assert.notEqual(received[2].json.data.etag, received[0].json.data.etag);
+  });
+
   it('writes the successes that come together in one go; a success ends the run of failures', async () => {
     const m = machinery({ concurrency: 4 });
     const hook = await endpoint();

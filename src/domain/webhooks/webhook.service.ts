@@ -47,8 +47,11 @@ const MAX_OBJECT_BYTES = 256 * 1024;
 const FAN_OUT_BATCH = 1000;
 /** A replay re-sends at most this many changes. */
 const MAX_REPLAY = 100_000;
-/** Renders kept for the current data version at most (see WebhookService.rendered). */
+/** Renders kept at most (see WebhookService.renders), and changes whose first claim here is remembered. */
 const MAX_RENDERS = 1000;
+const MAX_CLAIMED = 20_000;
+/** A render older than this is not reused, whatever it shows: a payload says what its object is about now. */
+const RENDER_REUSE_MS = 5_000;
 
 type Rendered = Awaited<ReturnType<WebhookObjects['render']>>;
 
@@ -212,11 +215,16 @@ export class WebhookService {
   readonly claimBatch: number;
   readonly leaseMs: number;
   /**
-   * Objects rendered for payloads while the data version stays the same, by resource and owner: a change sent to
-   * several endpoints of one owner is read, serialised and hashed once, not once per endpoint. Same version, same
-   * rows, same owner: the same render, as a send of its own would have made it (the version is read first).
+   * Objects rendered for payloads, by resource, owner and the credentials version (a change of the owner's role
+   * is a new key): a change sent to several endpoints of one owner is read, serialised and hashed once, not
+   * once per endpoint. A render is reused for a change only when it began after a delivery of that change was
+   * claimed here (`firstClaim`): the claim came after the change's commit, so the render shows the change or a
+   * later state, as a render of its own would. (Keyed by the data version instead, a render was rarely shared:
+   * at 100 writes a second the version moved between the endpoints' sends; bench/webhooks.ts.)
    */
-  private rendered: { readonly version: number; readonly byKey: Map<string, Promise<Rendered>> } | undefined;
+  private readonly renders = new Map<string, { readonly startedAt: number; readonly rendered: Promise<Rendered> }>();
+  /** When (performance.now) a delivery of each change (seq) was first claimed by this process. */
+  private readonly firstClaim = new Map<number, number>();
   /** Successes to write after the write of successes in flight (`writingSuccesses`), all in one transaction. */
   private successes: { readonly items: Success[]; readonly written: Promise<void> } | undefined;
   private writingSuccesses: Promise<unknown> = Promise.resolve();
@@ -627,9 +635,13 @@ export class WebhookService {
    * Claims up to `limit` due deliveries of an endpoint for `owner` (a process); `ordered` false leaves a
    * replay's alone.
    */
-  claim(endpointId: number, owner: string, limit: number, ordered = true): Promise<DeliveryRow[]> {
+  async claim(endpointId: number, owner: string, limit: number, ordered = true): Promise<DeliveryRow[]> {
     const now = this.clock();
-    return this.storage.transaction((tx) => tx.webhooks.claim(endpointId, owner, now, now + this.leaseMs, limit, ordered));
+    const claimed = await this.storage.transaction((tx) => tx.webhooks.claim(endpointId, owner, now, now + this.leaseMs, limit, ordered));
+    const at = performance.now();
+    if (this.firstClaim.size + claimed.length > MAX_CLAIMED) this.firstClaim.clear();
+    for (const d of claimed) if (!this.firstClaim.has(d.seq)) this.firstClaim.set(d.seq, at);
+    return claimed;
   }
 
   /** Gives back what `owner` claimed and will not send (a process that stops). */
@@ -759,7 +771,7 @@ export class WebhookService {
     data.rest_url = objects.restUrl(type, id);
     if (recorded.changed) data.changed = recorded.changed;
     if (!d.type.endsWith('.deleted')) {
-      const rendered = await this.render(objects, type, id, endpoint.owner_id);
+      const rendered = await this.render(objects, type, id, endpoint.owner_id, d.seq);
       if (rendered) {
         data.etag = rendered.etag;
         if (endpoint.payload === 'full' && Buffer.byteLength(JSON.stringify(rendered.object)) <= MAX_OBJECT_BYTES) data.object = rendered.object;
@@ -768,20 +780,21 @@ export class WebhookService {
     return { type: d.type, timestamp: rfc3339(d.occurred_at), data };
   }
 
-  /** The object as its owner reads it now (see `rendered`). */
-  private async render(objects: WebhookObjects, type: ResourceType, id: number, ownerId: number): Promise<Rendered> {
-    const version = (await this.storage.versions()).data;
-    if (this.rendered?.version !== version) this.rendered = { version, byKey: new Map() };
-    const { byKey } = this.rendered;
-    const key = `${type} ${id} ${ownerId}`;
-    let rendered = byKey.get(key);
-    if (!rendered) {
-      if (byKey.size >= MAX_RENDERS) byKey.clear();
-      rendered = this.ownerActor(ownerId).then((actor) => objects.render(type, id, actor));
-      byKey.set(key, rendered);
-      // a failed render is not kept
-      rendered.catch(() => byKey.get(key) === rendered && byKey.delete(key));
-    }
+  /** The object as its owner reads it now (see `renders`), for a delivery of change `seq`. */
+  private async render(objects: WebhookObjects, type: ResourceType, id: number, ownerId: number, seq: number): Promise<Rendered> {
+    const { credentials } = await this.storage.versions();
+    const key = `${type} ${id} ${ownerId} ${credentials}`;
+    const now = performance.now();
+    // (a delivery not claimed here — none is, today — gets a render of its own)
+    const since = this.firstClaim.get(seq) ?? now;
+    const kept = this.renders.get(key);
+    if (kept && kept.startedAt >= since && now - kept.startedAt < RENDER_REUSE_MS) return kept.rendered;
+    if (this.renders.size >= MAX_RENDERS) this.renders.clear();
+    const rendered = this.ownerActor(ownerId).then((actor) => objects.render(type, id, actor));
+    const entry = { startedAt: now, rendered };
+    this.renders.set(key, entry);
+    // a failed render is not kept
+    rendered.catch(() => this.renders.get(key) === entry && this.renders.delete(key));
     return rendered;
   }
 
