@@ -4,6 +4,8 @@
  * event, and a share of drafts and hidden events. Multi-row inserts inside transactions, the same way on both
  * databases; deterministic for a given seed.
  */
+
+import { UserService } from '../src/domain/users/user.service.js';
 import { VERSIONED_TABLES } from '../src/storage/migrations/0001-initial.migration.js';
 import { rebuildEventDayCounts } from '../src/storage/migrations/0006-recurring-events.migration.js';
 import type { Storage } from '../src/storage/storage.js';
@@ -259,4 +261,17 @@ export async function seed(storage: Storage, options: SeedOptions): Promise<Seed
     .execute();
   await storage.dialect.endBulkLoad();
   return { firstEventId: first, lastEventId: last, publishedEventId: published, seconds: (Date.now() - started) / 1000 };
+}
+
+/**
+ * A bench's site on a fresh database: migrated, `events` events seeded (the time on the console, after
+ * `[label]`), statistics updated, and an administrator with that application password.
+ */
+export async function prepareSite(storage: Storage, label: string, events: number, admin: { login: string; password: string }): Promise<void> {
+  await storage.migrate();
+  process.stdout.write(`[${label}] seeding ${events.toLocaleString('en')} events… `);
+  const seeded = await seed(storage, { events });
+  await storage.optimize();
+  process.stdout.write(`${seeded.seconds.toFixed(1)} s\n`);
+  await new UserService(storage).add({ login: admin.login, role: 'administrator', password: admin.password });
 }

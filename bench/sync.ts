@@ -17,13 +17,12 @@
  */
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { UserService } from '../src/domain/users/user.service.js';
 import type { Storage } from '../src/storage/storage.js';
 import { openStorage } from '../src/storage/storage.js';
 import { locateDatabase, writeMeasured } from './artefacts.js';
 import { killChildren, startService } from './pages-measure.js';
 import { type Spread, spread } from './report.js';
-import { seed } from './seed.js';
+import { prepareSite } from './seed.js';
 
 const { values } = parseArgs({
   options: Object.fromEntries(['dialects', 'events', 'per-page', 'rounds', 'out'].map((name) => [name, { type: 'string' as const }])),
@@ -94,12 +93,7 @@ for (const dialect of o.dialects) {
   const { databaseUrl, config } = where;
   const storage = await openStorage(config);
   try {
-    await storage.migrate();
-    process.stdout.write(`[${dialect}] seeding ${o.events.toLocaleString('en')} events… `);
-    const seeded = await seed(storage, { events: o.events });
-    await storage.optimize();
-    process.stdout.write(`${seeded.seconds.toFixed(1)} s\n`);
-    await new UserService(storage).add({ login: LOGIN, role: 'administrator', password: PASSWORD });
+    await prepareSite(storage, dialect, o.events, { login: LOGIN, password: PASSWORD });
     const service = await startService(databaseUrl, {});
     const full: SyncRun[] = [];
     const changes: SyncRun[] = [];

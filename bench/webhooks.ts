@@ -28,13 +28,12 @@ import { readFileSync } from 'node:fs';
 import { Agent, createServer, request, type Server } from 'node:http';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { UserService } from '../src/domain/users/user.service.js';
 import type { Storage } from '../src/storage/storage.js';
 import { openStorage } from '../src/storage/storage.js';
 import { locateDatabase, machineInfo, writeMeasured } from './artefacts.js';
 import { killChildren, type Proc, settle, sleep, startService } from './pages-measure.js';
 import { type Spread, spread } from './report.js';
-import { seed } from './seed.js';
+import { prepareSite } from './seed.js';
 import { createBody, EVENTS_PATH, NS } from './traffic.js';
 
 const { values } = parseArgs({
@@ -400,12 +399,7 @@ try {
     const where = locateDatabase(dialect, 'webhooks');
     const storage = await openStorage(where.config);
     try {
-      await storage.migrate();
-      process.stdout.write(`[${dialect}] seeding ${o.events.toLocaleString('en')} events… `);
-      const seeded = await seed(storage, { events: o.events });
-      await storage.optimize();
-      process.stdout.write(`${seeded.seconds.toFixed(1)} s\n`);
-      await new UserService(storage).add({ login: LOGIN, role: 'administrator', password: PASSWORD });
+      await prepareSite(storage, dialect, o.events, { login: LOGIN, password: PASSWORD });
       const service = await startService(where.databaseUrl, { WEBHOOKS_ALLOW_PRIVATE: 'on', WEBHOOKS_VERIFY: 'off' });
       const pairs: { a: Run; b: Run; throughputRatio: number; p99Ratio: number; cpuRatio: number }[] = [];
       try {

@@ -9,14 +9,13 @@
 import { writeFileSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import type { Config } from '../config/config.js';
-import { type Actor, isRole } from '../domain/actor.js';
 import { ApiError } from '../domain/errors.js';
 import { nginxMap } from '../domain/imports/tec/tec.redirects.js';
 import { OUTCOMES, RESOURCES, type TecReport } from '../domain/imports/tec/tec.report.js';
 import { createServices, type Services } from '../domain/services.js';
 import { Urls } from '../http/urls.js';
 import { openStorage } from '../storage/storage.js';
-import { parseCommand, UsageError } from './users.command.js';
+import { actingUser, parseCommand, UsageError } from './users.command.js';
 
 const OPTIONS = {
   'app-password': { type: 'string' },
@@ -84,17 +83,13 @@ export async function importTecCommand(config: Config, argv: string[]): Promise<
       process.stderr.write(`${n} redirects\n`);
       return n > 0 ? 0 : 1;
     }
-    const user = values.as ? await storage.users.findByLogin(values.as) : (await storage.users.list()).find((u) => u.role === 'administrator');
-    if (!user || !isRole(user.role)) {
-      process.stderr.write(`calendar: ${values.as ? `no user ${values.as}` : 'no administrator: name an editor with --as LOGIN'}\n`);
-      return 67;
-    }
-    const author = values.author ? await storage.users.findByLogin(values.author) : user;
+    const actor = await actingUser(storage, values.as, 'name an editor with --as LOGIN');
+    if (!actor) return 67;
+    const author = values.author ? await storage.users.findByLogin(values.author) : actor;
     if (!author) {
       process.stderr.write(`calendar: no user ${values.author}\n`);
       return 67;
     }
-    const actor: Actor = { kind: 'user', id: user.id, login: user.login, role: user.role };
     const job = await services.imports.create(actor, {
       source: 'tec',
       url,

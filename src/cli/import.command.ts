@@ -6,13 +6,12 @@
 import { readFileSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import type { Config } from '../config/config.js';
-import { type Actor, isRole } from '../domain/actor.js';
 import { ApiError } from '../domain/errors.js';
 import type { UpdateAuthority } from '../domain/imports/ics.importer.js';
 import { createServices } from '../domain/services.js';
 import { openStorage } from '../storage/storage.js';
 import { importTecCommand } from './import-tec.command.js';
-import { parseCommand, UsageError } from './users.command.js';
+import { actingUser, parseCommand, UsageError } from './users.command.js';
 
 const UPDATES: Record<string, UpdateAuthority> = { overwrite: 'overwrite', retain: 'retain', preserve: 'preserve_local_changes' };
 
@@ -48,12 +47,8 @@ export async function importCommand(config: Config, argv: string[]): Promise<num
   try {
     await storage.migrate();
     const services = createServices(config, storage);
-    const user = values.as ? await storage.users.findByLogin(values.as) : (await storage.users.list()).find((u) => u.role === 'administrator');
-    if (!user || !isRole(user.role)) {
-      process.stderr.write(`calendar: ${values.as ? `no user ${values.as}` : 'no administrator: name an editor with --as LOGIN'}\n`);
-      return 67;
-    }
-    const actor: Actor = { kind: 'user', id: user.id, login: user.login, role: user.role };
+    const actor = await actingUser(storage, values.as, 'name an editor with --as LOGIN');
+    if (!actor) return 67;
     const job = await services.imports.create(actor, {
       source: 'ics',
       text,

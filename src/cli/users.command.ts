@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.js';
+import { type Actor, isRole } from '../domain/actor.js';
 import { UserError, UserService } from '../domain/users/user.service.js';
-import { openStorage } from '../storage/storage.js';
+import { openStorage, type Storage } from '../storage/storage.js';
 
 export class UsageError extends Error {}
 
@@ -14,6 +15,19 @@ export function parseCommand<const O extends Options>(args: string[], options: O
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+}
+
+/**
+ * The user a command acts as: `--as LOGIN`, else the first administrator. Undefined, with the reason printed
+ * (`hint` says what to do when there is no administrator), when there is none: the command exits 67.
+ */
+export async function actingUser(storage: Storage, login: string | undefined, hint: string): Promise<(Actor & { kind: 'user' }) | undefined> {
+  const user = login ? await storage.users.findByLogin(login) : (await storage.users.list()).find((u) => u.role === 'administrator');
+  if (!user || !isRole(user.role)) {
+    process.stderr.write(`calendar: ${login ? `no user ${login}` : `no administrator: ${hint}`}\n`);
+    return undefined;
+  }
+  return { kind: 'user', id: user.id, login: user.login, role: user.role };
 }
 
 function printPassword(login: string, password: string, generated: boolean): void {

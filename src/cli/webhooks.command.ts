@@ -4,14 +4,14 @@
  * service sends what the change log holds; this command only manages endpoints and reads the log.
  */
 import type { Config } from '../config/config.js';
-import { type Actor, isRole } from '../domain/actor.js';
+import type { Actor } from '../domain/actor.js';
 import { ApiError } from '../domain/errors.js';
 import { createServices } from '../domain/services.js';
 import type { WebhookFilter } from '../domain/webhooks/webhook.js';
 import type { Delivery, Endpoint, PayloadKind } from '../domain/webhooks/webhook.service.js';
 import { openStorage } from '../storage/storage.js';
 import type { DeliveryState } from '../storage/stores/webhook.store.js';
-import { parseCommand, UsageError } from './users.command.js';
+import { actingUser, parseCommand, UsageError } from './users.command.js';
 
 const STATES: readonly DeliveryState[] = ['pending', 'held', 'succeeded', 'failed'];
 
@@ -159,12 +159,8 @@ export async function webhooksCommand(config: Config, argv: string[]): Promise<n
   try {
     await storage.migrate();
     const services = createServices(config, storage);
-    const user = values.as ? await storage.users.findByLogin(values.as) : (await storage.users.list()).find((u) => u.role === 'administrator');
-    if (!user || !isRole(user.role)) {
-      process.stderr.write(`calendar: ${values.as ? `no user ${values.as}` : 'no administrator: add one with `calendar users add`'}\n`);
-      return 67;
-    }
-    return await run({ kind: 'user', id: user.id, login: user.login, role: user.role }, services);
+    const actor = await actingUser(storage, values.as, 'add one with `calendar users add`');
+    return actor ? await run(actor, services) : 67;
   } catch (error) {
     if (error instanceof ApiError) {
       process.stderr.write(`calendar: ${error.message} (${error.code})\n`);

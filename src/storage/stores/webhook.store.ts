@@ -207,16 +207,6 @@ export class WebhookStore {
     return rows.map((r) => Number(r.endpoint_id));
   }
 
-  /** When the next pending delivery comes due (ms), if any. */
-  async nextDue(): Promise<number | undefined> {
-    const r = await this.db
-      .selectFrom('webhook_deliveries')
-      .select((eb) => eb.fn.min('next_attempt_at').as('at'))
-      .where('state', '=', 'pending')
-      .executeTakeFirst();
-    return r?.at === null || r?.at === undefined ? undefined : Number(r.at);
-  }
-
   /**
    * Records an attempt's outcome while `owner` still holds the delivery: `next` pending again at a time, or
    * finished in a state. False when the lease was lost (another process took it over).

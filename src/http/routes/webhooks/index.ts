@@ -82,7 +82,8 @@ function input(
 export function webhookRoutes(): RouteSpec[] {
   const idArg = arg(Type.Integer({ description: 'The webhook endpoint id.' }), { required: true });
   const deliveryArg = arg(Type.Integer({ minimum: 1, description: 'The delivery id.' }), { required: true });
-  const may = (actor: Parameters<typeof canManageWebhooks>[0]) => canManageWebhooks(actor);
+  // every route is for administrators (manage_webhooks), and Allow says so
+  const admin = { permission: canManageWebhooks, allowed: canManageWebhooks };
   const endpoint = (ctx: Pick<RouteContext, 'urls'>, e: Parameters<typeof serializeEndpoint>[0]) => serializeEndpoint(e, ctx.urls);
   return [
     route({
@@ -90,8 +91,7 @@ export function webhookRoutes(): RouteSpec[] {
       path: WEBHOOKS_PATH,
       summary: 'List webhook endpoints (secrets are never shown again).',
       errors: [403],
-      permission: may,
-      allowed: may,
+      ...admin,
       args: {},
       responses: { 200: EndpointListSchema },
       async handler(ctx) {
@@ -104,8 +104,7 @@ export function webhookRoutes(): RouteSpec[] {
       path: WEBHOOKS_PATH,
       summary: 'Make a webhook endpoint; answered 201 with its secret, shown this once.',
       errors: [403],
-      permission: may,
-      allowed: may,
+      ...admin,
       args: { ...endpointArgs, url: { ...endpointArgs.url, required: true as const } },
       responses: { 201: EndpointSchema },
       callbacks: DELIVERY_CALLBACKS,
@@ -123,8 +122,7 @@ export function webhookRoutes(): RouteSpec[] {
       path: `${WEBHOOKS_PATH}/:id`,
       summary: 'Read a webhook endpoint.',
       errors: [403, 404],
-      permission: may,
-      allowed: may,
+      ...admin,
       args: { id: idArg },
       responses: { 200: EndpointSchema },
       async handler(ctx) {
@@ -136,8 +134,7 @@ export function webhookRoutes(): RouteSpec[] {
       path: `${WEBHOOKS_PATH}/:id`,
       summary: 'Change a webhook endpoint (what is sent is changed; `active: true` brings a disabled one back).',
       errors: [403, 404],
-      permission: may,
-      allowed: may,
+      ...admin,
       args: { id: idArg, ...endpointArgs },
       responses: { 200: EndpointSchema },
       async handler(ctx) {
@@ -149,8 +146,7 @@ export function webhookRoutes(): RouteSpec[] {
       path: `${WEBHOOKS_PATH}/:id`,
       summary: 'Remove a webhook endpoint, its deliveries and their log.',
       errors: [403, 404],
-      permission: may,
-      allowed: may,
+      ...admin,
       args: { id: idArg },
       responses: { 200: DeletedEndpointSchema },
       async handler(ctx) {
@@ -162,8 +158,7 @@ export function webhookRoutes(): RouteSpec[] {
       path: `${WEBHOOKS_PATH}/:id/test`,
       summary: 'Send a `webhook.test` now; answered with its delivery and the attempt (not retried).',
       errors: [403, 404],
-      permission: may,
-      allowed: may,
+      ...admin,
       args: { id: idArg },
       responses: { 200: DeliverySchema },
       async handler(ctx) {
@@ -175,8 +170,7 @@ export function webhookRoutes(): RouteSpec[] {
       path: `${WEBHOOKS_PATH}/:id/rotate-secret`,
       summary: 'Give the endpoint a new secret (in the answer, once); the old one signs beside it for 24 hours.',
       errors: [403, 404],
-      permission: may,
-      allowed: may,
+      ...admin,
       args: { id: idArg },
       responses: { 200: EndpointSchema },
       async handler(ctx) {
@@ -191,8 +185,7 @@ export function webhookRoutes(): RouteSpec[] {
       path: `${WEBHOOKS_PATH}/:id/deliveries`,
       summary: "List an endpoint's deliveries with their attempts, newest first, in cursor pages.",
       errors: [403, 404],
-      permission: may,
-      allowed: may,
+      ...admin,
       args: {
         id: idArg,
         status: arg(Type.String({ enum: ['pending', 'held', 'succeeded', 'failed'], description: 'Only deliveries in this state.' })),
@@ -220,8 +213,7 @@ export function webhookRoutes(): RouteSpec[] {
       path: `${WEBHOOKS_PATH}/:id/deliveries/:delivery`,
       summary: 'Read one delivery with its attempts.',
       errors: [403, 404],
-      permission: may,
-      allowed: may,
+      ...admin,
       args: { id: idArg, delivery: deliveryArg },
       responses: { 200: DeliverySchema },
       async handler(ctx) {
@@ -233,8 +225,7 @@ export function webhookRoutes(): RouteSpec[] {
       path: `${WEBHOOKS_PATH}/:id/deliveries/:delivery/redeliver`,
       summary: 'Send a delivery again, from the start of the retry schedule, with the same `webhook-id`.',
       errors: [403, 404],
-      permission: may,
-      allowed: may,
+      ...admin,
       args: { id: idArg, delivery: deliveryArg },
       responses: { 200: DeliverySchema },
       async handler(ctx) {
@@ -247,8 +238,7 @@ export function webhookRoutes(): RouteSpec[] {
       summary:
         'Send again every change from `since_seq` on that the endpoint wants (within the change log’s retention), in seq order, one at a time, with their original `webhook-id`s.',
       errors: [403, 404],
-      permission: may,
-      allowed: may,
+      ...admin,
       args: {
         id: idArg,
         since_seq: arg(Type.Integer({ minimum: 1, description: 'The first sequence number to send (a `data.seq` of a payload).' }), {
