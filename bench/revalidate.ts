@@ -8,6 +8,7 @@
  * what revalidating saves. Anonymous requests, with the ETag a first GET answered.
  *
  * Options: --dialects sqlite,postgres --events N (10000) --rounds R (3) --duration S (5) --connections C (64) --out FILE
+ * --scenarios list-304,single-304 (the ids below; all when absent)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +23,9 @@ import { seed } from './seed.js';
 import { NS, type RequestSpec } from './traffic.js';
 
 const { values } = parseArgs({
-  options: Object.fromEntries(['dialects', 'events', 'rounds', 'duration', 'connections', 'out'].map((name) => [name, { type: 'string' as const }])),
+  options: Object.fromEntries(
+    ['dialects', 'events', 'rounds', 'duration', 'connections', 'out', 'scenarios'].map((name) => [name, { type: 'string' as const }]),
+  ),
 });
 const o = {
   dialects: (values.dialects ?? 'sqlite,postgres').split(','),
@@ -30,6 +33,8 @@ const o = {
   rounds: Number(values.rounds ?? 3),
   duration: Number(values.duration ?? 5),
   connections: Number(values.connections ?? 64),
+  /** ids of the scenarios to run (all when absent), e.g. `list-304,single-304` */
+  scenarios: values.scenarios?.split(','),
 };
 
 interface Scenario {
@@ -69,32 +74,34 @@ for (const dialect of o.dialects) {
     const etags = { list: await etagOf(services.normal, list), single: await etagOf(services.normal, single) };
     const uncachedEtags = { list: await etagOf(services.nocache, list), single: await etagOf(services.nocache, single) };
     const cond = (path: string, etag: string): RequestSpec => ({ method: 'GET', path, headers: { 'if-none-match': etag } });
-    const scenarios: Scenario[] = [
-      { id: 'list-304', name: 'GET /events, If-None-Match (304), cache on', service: 'normal', request: cond(list, etags.list), status: 304 },
-      { id: 'list-200', name: 'GET /events (200), cache on', service: 'normal', request: { method: 'GET', path: list }, status: 200 },
-      {
-        id: 'single-304',
-        name: 'GET /events/<id>, If-None-Match (304), cache on',
-        service: 'normal',
-        request: cond(single, etags.single),
-        status: 304,
-      },
-      { id: 'single-200', name: 'GET /events/<id> (200), cache on', service: 'normal', request: { method: 'GET', path: single }, status: 200 },
-      {
-        id: 'list-304-nocache',
-        name: 'GET /events, If-None-Match (304), CACHE_MB=0',
-        service: 'nocache',
-        request: cond(list, uncachedEtags.list),
-        status: 304,
-      },
-      {
-        id: 'single-304-nocache',
-        name: 'GET /events/<id>, If-None-Match (304), CACHE_MB=0',
-        service: 'nocache',
-        request: cond(single, uncachedEtags.single),
-        status: 304,
-      },
-    ];
+    const scenarios: Scenario[] = (
+      [
+        { id: 'list-304', name: 'GET /events, If-None-Match (304), cache on', service: 'normal', request: cond(list, etags.list), status: 304 },
+        { id: 'list-200', name: 'GET /events (200), cache on', service: 'normal', request: { method: 'GET', path: list }, status: 200 },
+        {
+          id: 'single-304',
+          name: 'GET /events/<id>, If-None-Match (304), cache on',
+          service: 'normal',
+          request: cond(single, etags.single),
+          status: 304,
+        },
+        { id: 'single-200', name: 'GET /events/<id> (200), cache on', service: 'normal', request: { method: 'GET', path: single }, status: 200 },
+        {
+          id: 'list-304-nocache',
+          name: 'GET /events, If-None-Match (304), CACHE_MB=0',
+          service: 'nocache',
+          request: cond(list, uncachedEtags.list),
+          status: 304,
+        },
+        {
+          id: 'single-304-nocache',
+          name: 'GET /events/<id>, If-None-Match (304), CACHE_MB=0',
+          service: 'nocache',
+          request: cond(single, uncachedEtags.single),
+          status: 304,
+        },
+      ] satisfies Scenario[]
+    ).filter((s) => !o.scenarios || o.scenarios.includes(s.id));
     const answers = new Map<string, Answer>();
     const baselines = new Map<string, Proc>();
     for (const s of scenarios) {
