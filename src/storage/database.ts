@@ -92,6 +92,11 @@ export interface EventsTable {
   ical_sequence: Generated<number>;
   /** JSON array of `{name, label, value}`: Pro's additional fields (migration 0015); null when none. */
   custom_fields: Generated<string | null>;
+  /**
+   * 1: an occurrence that carries its series' categories and tags (it has no `term_relationships` of its own;
+   * migration 0017); 0 otherwise.
+   */
+  shared_terms: Generated<Flag>;
 }
 
 /** A recurring event's rule, beside its master's `events` row (FEATURES.md §1.5). */

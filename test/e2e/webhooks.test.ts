@@ -346,6 +346,33 @@ describe('webhooks', () => {
     assert.equal(odd.status, 400);
   });
 
+  it("filters an occurrence by its series' categories (it has no links of its own)", async () => {
+    const m = machinery(t, clock);
+    const music = await makeCategory(t, { name: 'Music' });
+    const talks = await makeCategory(t, { name: 'Talks' });
+    await create({ event_types: ['event.occurrence.*'], filter: { categories: [music.id] } });
+    const body = (categories: number[]) => ({
+      start_date: '2034-01-02 20:00',
+      end_date: '2034-01-02 22:00',
+      categories,
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=2'],
+    });
+    const concerts = await t.post('/events', { as: 'administrator', json: { title: 'Concerts', ...body([music.id]) } });
+    const lectures = await t.post('/events', { as: 'administrator', json: { title: 'Lectures', ...body([talks.id]) } });
+    const first = async (id: number) =>
+      (await t.get(`/events/${id}/occurrences`, { as: 'administrator', query: { start_date: '2034-01-01', end_date: '2034-12-31' } })).body.events[0]
+        .id;
+    const [concert, lecture] = [await first(concerts.body.id), await first(lectures.body.id)];
+    await t.post(`/events/${lecture}`, { as: 'administrator', json: { title: 'A lecture' } });
+    await t.post(`/events/${concert}`, { as: 'administrator', json: { title: 'A concert' } });
+    await m.round();
+    const [r] = await receiver.waitFor(1);
+    assert.equal(r.json.type, 'event.occurrence.updated');
+    assert.equal(r.json.data.id, concert);
+    await m.round();
+    assert.equal(receiver.received.length, 1);
+  });
+
   it('replays from a seq in seq order, one at a time, with the original webhook-ids (case 12)', async () => {
     const m = machinery(t, clock);
     const hook = await create({ event_types: ['event.created'] });

@@ -278,7 +278,8 @@ export class EventService {
   async views(records: readonly EventRecord[], actor: Actor): Promise<EventView[]> {
     const ids = records.map((r) => r.id);
     const [terms, links, venues] = await Promise.all([
-      this.storage.terms.forPosts(ids),
+      // (an occurrence's terms may be its series')
+      this.storage.terms.forPosts(records.map((r) => r.termsFrom)),
       this.storage.events.organizersFor(ids),
       this.storage.venues.findMany(records.map((r) => r.venueId).filter((id): id is number => id !== null)),
     ]);
@@ -290,7 +291,7 @@ export class EventService {
     const readable = <R extends VenueRecord | OrganizerRecord>(r: R | undefined): LinkedView<R> | undefined =>
       r && canReadPost(actor, r) ? { record: r, image: image(r.imageId) } : undefined;
     return records.map((record) => {
-      const own = terms.get(record.id) ?? [];
+      const own = terms.get(record.termsFrom) ?? [];
       return {
         record,
         categories: own.filter((t) => t.taxonomy === 'tribe_events_cat'),
@@ -583,6 +584,9 @@ export class EventService {
         return this.changes(tx, actor, id, input, current, ctx.nowMs);
       },
       async (tx, current, ctx) => {
+        // an occurrence that read its series' terms overrides one taxonomy on copies of the series' links
+        const termsSent = input.categories !== undefined || input.tags !== undefined;
+        if (termsSent && current.termsFrom !== id && current.seriesId !== null) await tx.series.ownTerms(id, current.seriesId);
         await this.assignTerms(tx, id, input);
         if (current.kind === 'occurrence') {
           // edited alone: it overrides what was sent (its terms are copies, so the series alone counts in them)
@@ -593,7 +597,6 @@ export class EventService {
           return;
         }
         // without terms sent, it carries the terms it had
-        const termsSent = input.categories !== undefined || input.tags !== undefined;
         await this.recount(tx, id, termsBefore, current.status === 'publish', ctx.status === 'publish', termsSent ? undefined : termsBefore);
         const lines = input.recurrence;
         if (current.kind !== 'series' && (lines === undefined || lines === null || lines.length === 0)) return;

@@ -66,6 +66,11 @@ export const PLAIN_DETAILS = {
 /** An event as the domain sees it: its post and its calendar details. */
 export interface EventRecord extends PostRecord, EventDetails {
   readonly type: 'event';
+  /**
+   * The post whose categories and tags this event carries: its own id, or its series' for an occurrence that
+   * follows the series' terms (it has no links of its own; an exception that overrode them has).
+   */
+  readonly termsFrom: number;
 }
 
 /**

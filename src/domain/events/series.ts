@@ -100,6 +100,12 @@ export function overriddenBy(input: EventInput): OverridableField[] {
   return out;
 }
 
+/**
+ * Whether an occurrence has categories and tags of its own: it overrode one of them (the other is a copy of its
+ * series'); else it reads its series' (migration 0017).
+ */
+export const hasOwnTerms = (o: Pick<OccurrenceRow, 'overrides'>): boolean => o.overrides.includes('categories') || o.overrides.includes('tags');
+
 export class SeriesKeeper {
   constructor(
     private readonly siteZone: string,
@@ -177,9 +183,11 @@ export class SeriesKeeper {
       await tx.series.setDates(moved.map((e) => ({ id: e.id, dates: datesOf(wanted.get(e.originalStartUtc) as Instance, frame) })));
     }
     for (const what of o.relink) {
+      // (an occurrence without terms of its own reads the master's: nothing to copy)
+      const copies = kept.filter((e) => !e.overrides.includes(what) && (what === 'organizers' || hasOwnTerms(e)));
       await tx.series.copyLinks(
         masterId,
-        kept.filter((e) => !e.overrides.includes(what)).map((e) => e.id),
+        copies.map((e) => e.id),
         what,
       );
     }

@@ -20,6 +20,7 @@ import { itemVersions } from './0013-item-versions.migration.js';
 import { media } from './0014-media.migration.js';
 import { eventCustomFields } from './0015-event-custom-fields.migration.js';
 import { webhooks } from './0016-webhooks.migration.js';
+import { sharedTerms } from './0017-shared-terms.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -43,6 +44,7 @@ export const MIGRATIONS: readonly Migration[] = [
   media,
   eventCustomFields,
   webhooks,
+  sharedTerms,
 ];
 
 /** Applies the pending migrations; returns the names applied. */

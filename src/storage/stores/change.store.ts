@@ -164,8 +164,12 @@ export class ChangeStore {
       return sql`select events.post_id from event_organizers join events on events.post_id = event_organizers.event_id
         where event_organizers.organizer_id = ${id} and ${shown}`;
     }
+    // (an occurrence without terms of its own carries its series')
     return sql`select events.post_id from term_relationships join events on events.post_id = term_relationships.post_id
-      where term_relationships.term_id = ${id} and ${shown}`;
+      where term_relationships.term_id = ${id} and ${shown}
+      union
+      select events.post_id from term_relationships join events on events.series_id = term_relationships.post_id
+      where term_relationships.term_id = ${id} and events.shared_terms = 1 and ${shown}`;
   }
 
   // ---- reads ---------------------------------------------------------------------------------------------

@@ -220,8 +220,9 @@ export class SeriesStore {
   }
 
   /**
-   * New occurrences of a master: their ids, post and event rows (copies of the master's with their own dates),
-   * terms and organizers (copies of the master's).
+   * New occurrences of a master: their ids, post and event rows (copies of the master's with their own dates)
+   * and organizers (copies of the master's). Their categories and tags are the master's, read through it
+   * (`shared_terms`): no links of their own until an edit of one overrides them (see ownTerms).
    */
   async insertOccurrences(masterId: number, items: readonly NewOccurrence[]): Promise<void> {
     if (items.length === 0) return;
@@ -240,15 +241,12 @@ export class SeriesStore {
     await sql`
       insert into events (post_id, status, start_date, end_date, start_utc, end_utc, timezone, timezone_abbr, all_day,
                           cost, currency_symbol, currency_code, currency_position, website, show_map, show_map_link,
-                          hide_from_listings, featured, venue_id, custom_fields, kind, series_id)
+                          hide_from_listings, featured, venue_id, custom_fields, kind, series_id, shared_terms)
       select v.id, m.status, v.start_date, v.end_date, v.start_utc, v.end_utc, v.timezone, v.timezone_abbr, v.all_day,
              m.cost, m.currency_symbol, m.currency_code, m.currency_position, m.website, m.show_map, m.show_map_link,
-             m.hide_from_listings, m.featured, m.venue_id, m.custom_fields, 'occurrence', m.post_id
+             m.hide_from_listings, m.featured, m.venue_id, m.custom_fields, 'occurrence', m.post_id, 1
       from events m cross join ${this.dialect.jsonRows(datedRows(items), datedColumns)}
       where m.post_id = ${masterId}`.execute(db);
-    await sql`
-      insert into term_relationships (post_id, term_id)
-      select v.id, r.term_id from term_relationships r cross join ${ids} where r.post_id = ${masterId}`.execute(db);
     await sql`
       insert into event_organizers (event_id, organizer_id, position)
       select v.id, o.organizer_id, o.position from event_organizers o cross join ${ids} where o.event_id = ${masterId}`.execute(db);
@@ -335,7 +333,21 @@ export class SeriesStore {
       where ${sql.raw(key)} in ${this.dialect.jsonIds(ids)}`.execute(this.db);
   }
 
-  /** Gives occurrences their master's terms or organizers again (after the master's changed). */
+  /**
+   * An occurrence that carried its series' categories and tags gets links of its own, copies of the series'
+   * (before an edit of it overrides one taxonomy: the other stays a copy, kept in step by copyLinks).
+   */
+  async ownTerms(id: number, seriesId: number): Promise<void> {
+    await sql`
+      insert into term_relationships (post_id, term_id)
+      select ${id}, term_id from term_relationships where post_id = ${seriesId}`.execute(this.db);
+    await this.db.updateTable('events').set({ shared_terms: 0 }).where('post_id', '=', id).execute();
+  }
+
+  /**
+   * Gives occurrences their master's terms or organizers again (after the master's changed). Terms: only to
+   * occurrences with links of their own (the others read the master's).
+   */
   async copyLinks(masterId: number, ids: readonly number[], what: 'categories' | 'tags' | 'organizers'): Promise<void> {
     if (ids.length === 0) return;
     const these = this.dialect.jsonIds(ids);

@@ -278,7 +278,13 @@ export class TermStore {
       if (query.modifiedAfter !== undefined) conditions.push(eb('terms.modified_at', '>', query.modifiedAfter));
       if (query.modifiedBefore !== undefined) conditions.push(eb('terms.modified_at', '<', query.modifiedBefore));
       if (query.post !== undefined) {
-        conditions.push(eb('terms.id', 'in', eb.selectFrom('term_relationships').select('term_id').where('post_id', '=', query.post)));
+        const post = query.post;
+        // an occurrence without terms of its own carries its series'
+        const carrier = eb.fn.coalesce(
+          eb.selectFrom('events').select('series_id').where('post_id', '=', post).where('shared_terms', '=', 1),
+          eb.val(post),
+        );
+        conditions.push(eb('terms.id', 'in', eb.selectFrom('term_relationships').select('term_id').where('post_id', '=', carrier)));
       }
       if (query.hideEmpty) {
         conditions.push(eb('terms.id', 'in', eb.selectFrom('visible_terms').select('visible_terms.id')));
@@ -447,6 +453,8 @@ export class TermStore {
           .whereRef('tr.term_id', '=', 'terms.id')
           .where('p.type', '=', 'event')
           .where('p.status', '=', 'publish')
+          // a series counts once: its occurrences (their own terms are an exception's) do not
+          .where('p.parent_id', '=', 0)
           .select((e) => e.fn.countAll<number>().as('n')),
       }))
       .execute();

@@ -298,10 +298,24 @@ export class WebhookStore {
     const out = new Map<number, { occurrence: boolean; terms: Set<number>; venue: number | null; organizers: Set<number> }>();
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
-      const events = await this.db.selectFrom('events').select(['post_id', 'kind', 'venue_id']).where('post_id', 'in', chunk).execute();
-      for (const e of events) out.set(e.post_id, { occurrence: e.kind === 'occurrence', terms: new Set(), venue: e.venue_id, organizers: new Set() });
-      const terms = await this.db.selectFrom('term_relationships').select(['post_id', 'term_id']).where('post_id', 'in', chunk).execute();
-      for (const t of terms) out.get(t.post_id)?.terms.add(t.term_id);
+      const events = await this.db
+        .selectFrom('events')
+        .select(['post_id', 'kind', 'venue_id', 'series_id', 'shared_terms'])
+        .where('post_id', 'in', chunk)
+        .execute();
+      // an occurrence without terms of its own carries its series'
+      const termsFrom = new Map<number, number[]>();
+      for (const e of events) {
+        out.set(e.post_id, { occurrence: e.kind === 'occurrence', terms: new Set(), venue: e.venue_id, organizers: new Set() });
+        const from = e.shared_terms === 1 && e.series_id !== null ? e.series_id : e.post_id;
+        termsFrom.set(from, [...(termsFrom.get(from) ?? []), e.post_id]);
+      }
+      const terms = await this.db
+        .selectFrom('term_relationships')
+        .select(['post_id', 'term_id'])
+        .where('post_id', 'in', [...termsFrom.keys()])
+        .execute();
+      for (const t of terms) for (const id of termsFrom.get(t.post_id) ?? []) out.get(id)?.terms.add(t.term_id);
       const organizers = await this.db.selectFrom('event_organizers').select(['event_id', 'organizer_id']).where('event_id', 'in', chunk).execute();
       for (const o of organizers) out.get(o.event_id)?.organizers.add(o.organizer_id);
     }
