@@ -407,12 +407,13 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
         .select('term_relationships.post_id')
         .where('term_relationships.term_id', 'in', [...group]);
       // the series that have the term, whose occurrences are looked up in the partial index events_shared_terms
+      // (through event_series, a row per series: a site without series looks nothing up, where events' `kind`
+      // had it scan every event)
       const masters = eb
         .selectFrom('term_relationships as r')
-        .innerJoin('events as m', 'm.post_id', 'r.post_id')
+        .innerJoin('event_series as m', 'm.post_id', 'r.post_id')
         .select('r.post_id')
-        .where('r.term_id', 'in', [...group])
-        .where('m.kind', '=', 'series');
+        .where('r.term_id', 'in', [...group]);
       const shared = eb
         .selectFrom('events as shared')
         .select('shared.post_id')
