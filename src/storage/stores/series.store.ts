@@ -295,11 +295,15 @@ export class SeriesStore {
     const wanted = (column: string) => !changed || changed.has(column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()));
     const groups = new Map<string, number[]>();
     for (const o of occurrences) {
-      const key = JSON.stringify([o.state === 'cancelled', [...o.overrides].sort()]);
-      groups.set(key, [...(groups.get(key) ?? []), o.id]);
+      const key =
+        o.overrides.length === 0 ? (o.state === 'cancelled' ? 'cancelled' : '') : JSON.stringify([o.state === 'cancelled', [...o.overrides].sort()]);
+      const group = groups.get(key);
+      if (group) group.push(o.id);
+      else groups.set(key, [o.id]);
     }
     for (const [key, ids] of groups) {
-      const [cancelled, overrides] = JSON.parse(key) as [boolean, string[]];
+      // (the common keys, an occurrence that follows its series in everything, spelt short)
+      const [cancelled, overrides] = key === '' ? [false, []] : key === 'cancelled' ? [true, []] : (JSON.parse(key) as [boolean, string[]]);
       const skip = new Set(overrides);
       if (cancelled) skip.add('status');
       const postCols = ALWAYS_POSTS.filter(wanted);
