@@ -589,7 +589,7 @@ export class EventService {
         if (termsSent && current.termsFrom !== id && current.seriesId !== null) await tx.series.ownTerms(id, current.seriesId);
         await this.assignTerms(tx, id, input);
         if (current.kind === 'occurrence') {
-          // edited alone: it overrides what was sent (its terms are copies, so the series alone counts in them)
+          // edited alone: it overrides what was sent (occurrences do not count in their terms: the series alone does)
           const row = await tx.series.occurrence(id);
           if (!row) return;
           await tx.series.setOverrides(id, [...new Set([...row.overrides, ...overriddenBy(input)])].sort());
