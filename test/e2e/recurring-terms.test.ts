@@ -15,6 +15,14 @@ describe('terms of occurrences', () => {
 
   const names = (terms: { name: string }[]) => terms.map((x) => x.name).sort();
 
+  /** A series made by an administrator: two hours from `start`, with these terms and rule. */
+  async function series(title: string, start: string, fields: Record<string, unknown>) {
+    const end = `${start.slice(0, 11)}${String(Number(start.slice(11, 13)) + 2).padStart(2, '0')}${start.slice(13)}`;
+    const res = await t.post('/events', { as: 'administrator', json: { title, start_date: start, end_date: end, ...fields } });
+    assert.equal(res.status, 201, res.text);
+    return res.body;
+  }
+
   async function occurrencesOf(id: number) {
     const res = await t.get(`/events/${id}/occurrences`, {
       as: 'administrator',
@@ -44,19 +52,8 @@ describe('terms of occurrences', () => {
   }
 
   it("stores no copies: an occurrence reads, lists and filters by its series' terms", async () => {
-    const s = await t.post('/events', {
-      as: 'administrator',
-      json: {
-        title: 'Choir',
-        start_date: '2033-05-02 19:00',
-        end_date: '2033-05-02 21:00',
-        categories: ['Singing'],
-        tags: ['evening'],
-        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
-      },
-    });
-    assert.equal(s.status, 201, s.text);
-    const occ = await occurrencesOf(s.body.id);
+    const s = await series('Choir', '2033-05-02 19:00', { categories: ['Singing'], tags: ['evening'], recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'] });
+    const occ = await occurrencesOf(s.id);
     assert.equal(occ.length, 4);
     assert.equal(await linksOf(occ.map((o) => o.id)), 0, 'occurrences have no links of their own');
     for (const o of occ) {
@@ -92,18 +89,8 @@ describe('terms of occurrences', () => {
   });
 
   it('gives an exception links of its own for what it overrides; it follows its series in the other taxonomy', async () => {
-    const s = await t.post('/events', {
-      as: 'administrator',
-      json: {
-        title: 'Rowing',
-        start_date: '2033-06-06 07:00',
-        end_date: '2033-06-06 08:00',
-        categories: ['Water'],
-        tags: ['morning'],
-        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
-      },
-    });
-    const occ = await occurrencesOf(s.body.id);
+    const s = await series('Rowing', '2033-06-06 07:00', { categories: ['Water'], tags: ['morning'], recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'] });
+    const occ = await occurrencesOf(s.id);
     const edited = await t.post(`/events/${occ[1].id}`, { as: 'administrator', json: { categories: ['Regatta'] } });
     assert.equal(edited.status, 200, edited.text);
     assert.deepEqual(names(edited.body.categories), ['Regatta']);
@@ -117,9 +104,9 @@ describe('terms of occurrences', () => {
     assert.equal((await t.get(`/categories/${regatta}`, { as: 'administrator' })).body.count, 0);
 
     // the whole series changes both taxonomies: the exception keeps its categories and takes the new tags
-    const whole = await t.post(`/events/${s.body.id}`, { as: 'administrator', json: { categories: ['River'], tags: ['dawn'] } });
+    const whole = await t.post(`/events/${s.id}`, { as: 'administrator', json: { categories: ['River'], tags: ['dawn'] } });
     assert.equal(whole.status, 200, whole.text);
-    const after = await occurrencesOf(s.body.id);
+    const after = await occurrencesOf(s.id);
     assert.deepEqual(
       after.map((o) => [o.id, names(o.categories), names(o.tags)]),
       [
@@ -140,8 +127,8 @@ describe('terms of occurrences', () => {
 
     // an edit of the exception's tags alone: now both are its own, and the series' next tags do not reach it
     await t.post(`/events/${occ[1].id}`, { as: 'administrator', json: { tags: ['race'] } });
-    await t.post(`/events/${s.body.id}`, { as: 'administrator', json: { tags: ['sunrise'] } });
-    const again = await occurrencesOf(s.body.id);
+    await t.post(`/events/${s.id}`, { as: 'administrator', json: { tags: ['sunrise'] } });
+    const again = await occurrencesOf(s.id);
     assert.deepEqual(
       again.map((o) => names(o.tags)),
       [['sunrise'], ['race'], ['sunrise'], ['sunrise']],
@@ -149,22 +136,13 @@ describe('terms of occurrences', () => {
   });
 
   it("moves followers to the new series' terms on a split; an exception keeps its own", async () => {
-    const s = await t.post('/events', {
-      as: 'administrator',
-      json: {
-        title: 'Chess',
-        start_date: '2033-05-04 18:00',
-        end_date: '2033-05-04 20:00',
-        categories: ['Board games'],
-        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=6'],
-      },
-    });
-    const occ = await occurrencesOf(s.body.id);
+    const s = await series('Chess', '2033-05-04 18:00', { categories: ['Board games'], recurrence: ['RRULE:FREQ=WEEKLY;COUNT=6'] });
+    const occ = await occurrencesOf(s.id);
     await t.post(`/events/${occ[4].id}`, { as: 'administrator', json: { categories: ['Tournament'] } });
     const split = await t.post(`/events/${occ[3].id}/split`, { as: 'administrator', json: { categories: ['Blitz'] } });
     assert.equal(split.status, 201, split.text);
     assert.deepEqual(
-      (await occurrencesOf(s.body.id)).map((o) => names(o.categories)),
+      (await occurrencesOf(s.id)).map((o) => names(o.categories)),
       [['Board games'], ['Board games'], ['Board games']],
     );
     const moved = await occurrencesOf(split.body.id);
@@ -181,17 +159,8 @@ describe('terms of occurrences', () => {
   });
 
   it("brings an exception that carries its series' terms into the next events sync when a term is renamed", async () => {
-    const s = await t.post('/events', {
-      as: 'administrator',
-      json: {
-        title: 'Yoga',
-        start_date: '2033-05-05 08:00',
-        end_date: '2033-05-05 09:00',
-        categories: ['Stretching'],
-        recurrence: ['RRULE:FREQ=DAILY;COUNT=3'],
-      },
-    });
-    const occ = await occurrencesOf(s.body.id);
+    const s = await series('Yoga', '2033-05-05 08:00', { categories: ['Stretching'], recurrence: ['RRULE:FREQ=DAILY;COUNT=3'] });
+    const occ = await occurrencesOf(s.id);
     // an exception by its title: it still carries the series' categories
     await t.post(`/events/${occ[1].id}`, { as: 'administrator', json: { title: 'Yoga outdoors' } });
     let res = await t.get('/events', { as: 'anonymous', query: { sync_token: 'start', per_page: '500' } });
@@ -204,27 +173,17 @@ describe('terms of occurrences', () => {
     const changed = (next.body.events as any[]).map((e) => e.id).sort((a, b) => a - b);
     assert.deepEqual(
       changed,
-      [s.body.id, occ[1].id].sort((a, b) => a - b),
+      [s.id, occ[1].id].sort((a, b) => a - b),
     );
     const exception = (next.body.events as any[]).find((e) => e.id === occ[1].id);
     assert.deepEqual(names(exception.categories), ['Stretch']);
   });
 
   it('migrates copies of the series terms away, keeping the links of exceptions that overrode them', async () => {
-    const s = await t.post('/events', {
-      as: 'administrator',
-      json: {
-        title: 'Pottery',
-        start_date: '2033-05-06 14:00',
-        end_date: '2033-05-06 16:00',
-        categories: ['Crafts'],
-        tags: ['clay'],
-        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
-      },
-    });
-    const occ = await occurrencesOf(s.body.id);
+    const s = await series('Pottery', '2033-05-06 14:00', { categories: ['Crafts'], tags: ['clay'], recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'] });
+    const occ = await occurrencesOf(s.id);
     await t.post(`/events/${occ[2].id}`, { as: 'administrator', json: { tags: ['glaze'] } });
-    const before = await occurrencesOf(s.body.id);
+    const before = await occurrencesOf(s.id);
     const db = t.storage.db;
     // the schema and rows as they were before migration 0017: every occurrence with copies of its series' links
     await sql`
@@ -239,12 +198,12 @@ describe('terms of occurrences', () => {
     await t.storage.migrate();
     assert.equal(await linksOf([occ[0].id, occ[1].id]), 0);
     assert.equal(await linksOf([occ[2].id]), 2);
-    const shared = await db.selectFrom('events').select(['post_id', 'shared_terms']).where('series_id', '=', s.body.id).orderBy('post_id').execute();
+    const shared = await db.selectFrom('events').select(['post_id', 'shared_terms']).where('series_id', '=', s.id).orderBy('post_id').execute();
     assert.deepEqual(
       shared.map((r) => Number(r.shared_terms)),
       [1, 1, 0],
     );
-    const after = await occurrencesOf(s.body.id);
+    const after = await occurrencesOf(s.id);
     assert.deepEqual(
       after.map((o) => [names(o.categories), names(o.tags)]),
       before.map((o) => [names(o.categories), names(o.tags)]),

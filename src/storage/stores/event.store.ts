@@ -42,11 +42,18 @@ export const eventColumns = columnMap<EventsTable>()<EventDetails>({
   customFields: ['custom_fields', customFieldList],
 });
 
+/**
+ * The post whose categories and tags an event carries (EventRecord.termsFrom), from its `events` row: its
+ * series' for an occurrence that shares them (migration 0017), else its own.
+ */
+export function termsCarrier(postId: number, seriesId: number | null, sharedTerms: unknown): number {
+  return Number(sharedTerms) === 1 && seriesId !== null ? seriesId : postId;
+}
+
 function toRecord(row: Readonly<Record<string, unknown>>): EventRecord {
   const id = Number(row.id);
   const details = eventColumns.fromRow(row);
-  const termsFrom = Number(row.shared_terms) === 1 && details.seriesId !== null ? details.seriesId : id;
-  return { id, type: 'event', ...postFromRow(row), ...details, termsFrom };
+  return { id, type: 'event', ...postFromRow(row), ...details, termsFrom: termsCarrier(id, details.seriesId, row.shared_terms) };
 }
 
 /** The statements of the write path (see Statement). */

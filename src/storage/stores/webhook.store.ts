@@ -7,6 +7,7 @@
 import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
+import { termsCarrier } from './event.store.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -307,8 +308,10 @@ export class WebhookStore {
       const termsFrom = new Map<number, number[]>();
       for (const e of events) {
         out.set(e.post_id, { occurrence: e.kind === 'occurrence', terms: new Set(), venue: e.venue_id, organizers: new Set() });
-        const from = e.shared_terms === 1 && e.series_id !== null ? e.series_id : e.post_id;
-        termsFrom.set(from, [...(termsFrom.get(from) ?? []), e.post_id]);
+        const from = termsCarrier(e.post_id, e.series_id, e.shared_terms);
+        const carried = termsFrom.get(from);
+        if (carried) carried.push(e.post_id);
+        else termsFrom.set(from, [e.post_id]);
       }
       const terms = await this.db
         .selectFrom('term_relationships')
