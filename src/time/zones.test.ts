@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Temporal } from 'temporal-polyfill';
 import {
   findZone,
   formatIsoWithOffset,
@@ -30,6 +31,39 @@ describe('time zones', () => {
     assert.equal(formatUtcMs(zonedWallToUtcMs(w('2021-03-14 02:30:00'), ny)), '2021-03-14 07:30:00');
     // autumn overlap: 01:30 happens twice; PHP takes the first (EDT)
     assert.equal(formatUtcMs(zonedWallToUtcMs(w('2021-11-07 01:30:00'), ny)), '2021-11-07 05:30:00');
+  });
+
+  it('gives the offset of every second around transitions, as Temporal does (cached per day)', () => {
+    // each zone's transitions from 1970 to 2040 (and Amsterdam's 1937 change from +00:19:32): every 30 minutes of the
+    // day before, of the day of and of the day after, and each second of the minute around the change, asked twice
+    // (the second answer comes from the day's cache)
+    const zones = ['America/New_York', 'Europe/Berlin', 'Australia/Lord_Howe', 'Pacific/Apia', 'Asia/Kolkata', 'Europe/Amsterdam'];
+    let checked = 0;
+    for (const name of zones) {
+      const zone = getZone(name);
+      const expected = (ms: number) => {
+        const ns = Temporal.Instant.fromEpochMilliseconds(ms).toZonedDateTimeISO(name).offsetNanoseconds;
+        return Math.round(ns / 60e9);
+      };
+      let at = Temporal.Instant.from('1937-06-01T00:00:00Z').toZonedDateTimeISO(name);
+      const end = Temporal.Instant.from('2040-01-01T00:00:00Z').epochMilliseconds;
+      for (;;) {
+        const next = at.getTimeZoneTransition('next');
+        if (!next || next.epochMilliseconds > end) break;
+        at = next;
+        const t = next.epochMilliseconds;
+        const instants: number[] = [];
+        for (let ms = t - 86_400_000; ms <= t + 86_400_000; ms += 1_800_000) instants.push(Math.floor(ms));
+        for (let ms = t - 30_000; ms <= t + 30_000; ms += 1000) instants.push(ms, ms + 999);
+        for (const pass of [1, 2]) {
+          for (const ms of instants) {
+            assert.equal(zone.offsetAt(ms), expected(ms), `${name} at ${new Date(ms).toISOString()} (pass ${pass})`);
+            checked++;
+          }
+        }
+      }
+    }
+    assert.ok(checked > 50_000, `only ${checked} instants`);
   });
 
   it('converts UTC to wall clocks', () => {
