@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { UserService } from '../../src/domain/users/user.service.js';
@@ -141,6 +142,118 @@ describe('two apps on two connections to one database (processes: test/integrati
       await b.services.events.create(admin, { title: `From B ${i}`, startDate: '+1 day', endDate: '+1 day 1 hour' });
       assert.equal(await list(a), i, `A sees B's write ${i} at once`);
       assert.equal(await list(a), i);
+    }
+  });
+});
+
+describe('the data version', () => {
+  // What every cache compares against (PostgreSQL: deferred triggers that queue one event per transaction,
+  // migration 0018): it moves with each committed write, however many rows it wrote, and a write whose first row
+  // was undone by a savepoint still moves it; a rolled-back transaction does not.
+  it('moves with each committed write, after a savepoint rolled back its first row, and not for a rollback', async () => {
+    const db = await createTestDatabase();
+    try {
+      const { storage } = db;
+      const terms = await storage.db
+        .insertInto('terms')
+        .values(
+          ['a', 'b', 'c'].map((n) => ({
+            taxonomy: 'post_tag' as const,
+            name: n,
+            slug: n,
+            description: '',
+            parent_id: 0,
+            created_at: '2026-01-01 00:00:00',
+            modified_at: '2026-01-01 00:00:00',
+          })),
+        )
+        .returning('id')
+        .execute();
+      const ids = terms.map((t) => Number(t.id));
+      const version = async () => (await storage.versions()).data;
+
+      let before = await version();
+      await storage.transaction(async (tx) => {
+        await sql`update terms set description = 'many rows' where id in (${sql.join(ids)})`.execute(tx.db);
+      });
+      assert.ok((await version()) > before, 'a write of three rows');
+
+      before = await version();
+      await storage.transaction(async (tx) => {
+        await sql`savepoint first_row`.execute(tx.db);
+        await sql`update terms set description = 'undone' where id = ${ids[0]}`.execute(tx.db);
+        await sql`rollback to savepoint first_row`.execute(tx.db);
+        await sql`update terms set description = 'kept' where id = ${ids[1]}`.execute(tx.db);
+      });
+      assert.ok((await version()) > before, 'the write after the rolled-back savepoint');
+
+      before = await version();
+      await assert.rejects(
+        storage.transaction(async (tx) => {
+          await sql`update terms set description = 'rolled back' where id = ${ids[2]}`.execute(tx.db);
+          throw new Error('abandon');
+        }),
+        /abandon/,
+      );
+      assert.equal(await version(), before, 'nothing committed');
+      const kept = await storage.db.selectFrom('terms').select(['id', 'description']).where('id', 'in', ids).orderBy('id').execute();
+      assert.deepEqual(
+        kept.map((t) => t.description),
+        ['many rows', 'kept', 'many rows'],
+      );
+    } finally {
+      await db.drop();
+    }
+  });
+  it('is moved by triggers that queue one event per transaction after migration 0018 (PostgreSQL)', {
+    skip: DIALECT !== 'postgres' && 'SQLite’s triggers queue nothing',
+  }, async () => {
+    const db = await createTestDatabase();
+    try {
+      const raw = db.storage.db;
+      const triggers = () =>
+        sql<{ name: string; when: string | null }>`
+          select t.tgname as name, pg_get_triggerdef(t.oid) as when from pg_trigger t
+          join pg_class c on c.oid = t.tgrelid join pg_proc f on f.oid = t.tgfoid
+          where c.relnamespace = current_schema()::regnamespace and f.proname in ('bump_data_version', 'bump_credentials_version')
+          order by 1`.execute(raw);
+      const made = (await triggers()).rows;
+      // the schema as it was before: a deferred trigger per table that queued an event for every row
+      for (const { name } of made) {
+        const table = name.replace(/_(credentials_)?version$/, '');
+        const fn = name.endsWith('_credentials_version') ? 'bump_credentials_version' : 'bump_data_version';
+        await sql.raw(`drop trigger ${name} on ${table}`).execute(raw);
+        await sql
+          .raw(
+            `create constraint trigger ${name} after insert or update or delete on ${table} deferrable initially deferred for each row execute function ${fn}()`,
+          )
+          .execute(raw);
+      }
+      await raw.deleteFrom('schema_migrations').where('name', '=', '0018-version-events').execute();
+      assert.ok((await triggers()).rows.every((t) => !t.when?.includes(' WHEN ')));
+
+      assert.deepEqual(await db.storage.migrate(), ['0018-version-events']);
+      const after = (await triggers()).rows;
+      assert.deepEqual(
+        after.map((t) => t.name),
+        made.map((t) => t.name),
+      );
+      for (const t of after)
+        assert.match(
+          t.when ?? '',
+          /DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN \(calendar_first_in_transaction\('calendar\.(version|credentials)_queued'/,
+          t.name,
+        );
+      assert.ok(after.some((t) => t.name === 'app_passwords_credentials_version'));
+      const before = (await db.storage.versions()).data;
+      await db.storage.transaction(async (tx) => {
+        await sql`insert into terms (taxonomy, name, slug, description, parent_id, created_at, modified_at)
+                  values ('post_tag', 'x', 'x', '', 0, '2026-01-01 00:00:00', '2026-01-01 00:00:00'),
+                         ('post_tag', 'y', 'y', '', 0, '2026-01-01 00:00:00', '2026-01-01 00:00:00')`.execute(tx.db);
+      });
+      assert.ok((await db.storage.versions()).data > before);
+    } finally {
+      await db.drop();
     }
   });
 });

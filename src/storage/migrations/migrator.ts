@@ -21,6 +21,7 @@ import { media } from './0014-media.migration.js';
 import { eventCustomFields } from './0015-event-custom-fields.migration.js';
 import { webhooks } from './0016-webhooks.migration.js';
 import { sharedTerms } from './0017-shared-terms.migration.js';
+import { versionEvents } from './0018-version-events.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -45,6 +46,7 @@ export const MIGRATIONS: readonly Migration[] = [
   eventCustomFields,
   webhooks,
   sharedTerms,
+  versionEvents,
 ];
 
 /** Applies the pending migrations; returns the names applied. */
