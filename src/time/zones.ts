@@ -82,7 +82,7 @@ class IanaZone implements Zone {
     }
     if (typeof known === 'number') return known;
     if (known === null) return this.exactOffsetAt(utcMs);
-    return Math.floor(utcMs / 1000) * 1000 >= known.at ? known.after : known.before;
+    return utcMs >= known.at ? known.after : known.before; // (`at` is a whole second)
   }
 
   private dayOffsets(day: number): number | Transition | null {

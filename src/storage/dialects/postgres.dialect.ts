@@ -220,16 +220,12 @@ export class PostgresDialect implements Dialect {
 
   /**
    * Deferred to commit time and done once per transaction: writers hold the version row's lock only while
-   * they commit, so they do not queue behind each other for their whole transaction; and each connection
-   * moves its own stripe of the data version, so concurrent commits do not queue on one row either.
-   */
-  /**
-   * Deferred row triggers: the stripe's row is locked only at commit, when the transaction holds everything else
-   * it will (locked earlier, two writers could each wait for what the other holds). Each queues one event per
-   * transaction, not one per row: the WHEN condition runs as the row is written (not deferred) and lets only the
-   * transaction's first row through, so a series' ~1,800 occurrences (~5,500 rows in posts, events and
-   * occurrences) no longer queue ~5,500 calls for the commit to run (~10 ms of its create; migration 0018). The
-   * flag is transaction-local, and a savepoint rolled back takes both its queued event and its flag with it.
+   * they commit, so they do not queue behind each other for their whole transaction (nor wait, holding it, for
+   * what another holds); and each connection moves its own stripe of the data version, so concurrent commits do
+   * not queue on one row either. One event per transaction is queued, not one per row: the WHEN condition runs as
+   * the row is written (not deferred) and lets only the transaction's first row through, so a series' ~5,500 rows
+   * in posts, events and occurrences no longer queue ~5,500 calls for the commit (~10 ms of its create; migration
+   * 0018). Its flag is transaction-local: a savepoint rolled back takes both its queued event and its flag.
    */
   async createVersionTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void> {
     const stripe = `${DATA_VERSION_STRIPES.first} + pg_backend_pid() % ${DATA_VERSION_STRIPES.count}`;
