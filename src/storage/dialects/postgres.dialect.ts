@@ -33,18 +33,38 @@ const NAMED_PER_CONNECTION = 400;
  * Kysely sends every query unnamed, so PostgreSQL parses and plans it each time (half a millisecond for
  * ours). Naming data statements makes each connection prepare them once; a connection names at most a few
  * hundred, and everything else goes as before.
+ *
+ * A prepared statement whose result columns a migration changed (by another process, or a collation change)
+ * fails once with "cached plan must not change result type": its text is prepared again under a new name, and
+ * the statement retried at once unless it ran inside a transaction (which the failure has aborted).
  */
 function prepareStatements(client: pg.PoolClient): void {
   const original = client.query.bind(client) as (...args: unknown[]) => unknown;
   const named = new Set<string>();
+  /** Texts whose first name went stale, and the name they go by now. */
+  const renamed = new Map<string, string>();
+  let inTransaction = false;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
+    if (typeof config === 'string' && /^\s*(begin|start transaction)\b/i.test(config)) inTransaction = true;
+    // (a COMMIT may end a list of statements: see writeTransaction)
+    else if (typeof config === 'string' && /(^|;)\s*(commit|rollback|end)\s*;?\s*$/i.test(config)) inTransaction = false;
     // (statements without parameters are left alone: they may be several in one message — the change log's
     // rows with the COMMIT — which the simple query protocol takes and a prepared statement does not)
     if (typeof config === 'string' && Array.isArray(values) && values.length > 0 && /^\s*(select|insert|update|delete|with)\b/i.test(config)) {
-      const name = `k${createHash('sha1').update(config).digest('base64url').slice(0, 20)}`;
+      const first = `k${createHash('sha1').update(config).digest('base64url').slice(0, 20)}`;
+      const name = renamed.get(first) ?? first;
       if (named.has(name) || named.size < NAMED_PER_CONNECTION) {
         named.add(name);
-        return original({ name, text: config, values }, callback);
+        if (callback !== undefined) return original({ name, text: config, values }, callback);
+        const retried = inTransaction;
+        return (original({ name, text: config, values }) as Promise<unknown>).catch((error: { code?: string; message?: string }) => {
+          if (error?.code !== '0A000' || !error.message?.includes('cached plan must not change result type')) throw error;
+          const fresh = `${first}_${renamed.size + 1}`;
+          renamed.set(first, fresh);
+          named.add(fresh);
+          if (retried) throw error;
+          return original({ name: fresh, text: config, values });
+        });
       }
     }
     return original(config, values, callback);

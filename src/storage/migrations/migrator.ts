@@ -22,6 +22,7 @@ import { eventCustomFields } from './0015-event-custom-fields.migration.js';
 import { webhooks } from './0016-webhooks.migration.js';
 import { sharedTerms } from './0017-shared-terms.migration.js';
 import { versionEvents } from './0018-version-events.migration.js';
+import { byteOrderKeys } from './0019-byte-order-keys.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -47,6 +48,7 @@ export const MIGRATIONS: readonly Migration[] = [
   webhooks,
   sharedTerms,
   versionEvents,
+  byteOrderKeys,
 ];
 
 /** Applies the pending migrations; returns the names applied. */
