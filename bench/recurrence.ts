@@ -8,13 +8,15 @@
  *    same queries (default list, a month window, a category filter, one occurrence/event): p50 of each, and
  *    the ratio series/singles (target ≤ 1.5);
  * 3. peak RSS per phase (the kernel's mark reset before each): the process that writes (10k-event database,
- *    then the series through the API), and for reads a fresh process per dataset, as a service started on it
- *    (`--reads-child`); the bulk seeding (a 1 GB page cache on SQLite) runs in a child of its own (`--seed-child`).
+ *    in-process), the service that the dataset's series are created through (`--serve-child`: a process of its
+ *    own, so the HTTP client's memory is not counted as the service's), and for reads a fresh process per
+ *    dataset, as a service started on it (`--reads-child`); the bulk seeding (a 1 GB page cache on SQLite) runs
+ *    in a child of its own (`--seed-child`).
  *
  * `node dist/bench/recurrence.js [--singles N] [--series M] [--dialects sqlite,postgres] [--runs R] [--out DIR]`
  * writes `recurrence-<stamp>.json` (and prints a table) into bench/measured/ by default.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -241,6 +243,40 @@ if (args.has('reads-child')) {
   process.exit(0);
 }
 
+if (args.has('serve-child')) {
+  // the service the series are created through, as a process of its own: it says where it listens, serves
+  // until its parent says it is done, then reports its peak RSS
+  resetPeakRss();
+  const storage = await openAt(args.get('serve-child') as string, args.get('location') as string);
+  await storage.migrate();
+  const app = await appFor(storage);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  process.send?.({ base: `http://127.0.0.1:${(app.server.address() as { port: number }).port}` });
+  process.once('message', async () => {
+    await app.close();
+    await storage.close();
+    process.send?.({ peakRssMb: peakRssMb() }, () => process.exit(0));
+  });
+  await new Promise<never>(() => undefined);
+}
+
+/** Creates the dataset's series through a service in a child process of its own (see --serve-child); its peak RSS. */
+async function seriesThroughChild(dialect: string, location: string, count: number): Promise<number> {
+  const child = fork(new URL(import.meta.url).pathname, ['--serve-child', dialect, '--location', location], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const next = () =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      child.once('message', (m) => resolve(m as Record<string, unknown>));
+      child.once('exit', (code) => reject(new Error(`the serving child exited (${code})`)));
+    });
+  const { base } = (await next()) as { base: string };
+  await makeSeries(base, count);
+  const reported = next();
+  child.send('done');
+  return ((await reported) as { peakRssMb: number }).peakRssMb;
+}
+
 /** The reads of a dataset, in a child process of their own (see --reads-child). */
 function readsInChild(dialect: string, location: string): { runs: Record<string, { p50: number; p90: number }>[]; total: number; peakRssMb: number } {
   const out = execFileSync(
@@ -295,12 +331,11 @@ for (const dialect of DIALECTS) {
   const withSeries = await open(dialect, 'series', SINGLES);
   let total = 0;
   try {
-    const app = await appFor(withSeries.storage);
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    await makeSeries(`http://127.0.0.1:${(app.server.address() as { port: number }).port}`, SERIES);
-    await app.close();
     await withSeries.close();
-    phase(`${dialect}_creating_series`);
+    const serving = await seriesThroughChild(dialect, withSeries.location, SERIES);
+    phase(`${dialect}_client_creating_series`);
+    peaks[`${dialect}_creating_series (serving process)`] = serving;
+    console.log(`  ${dialect}_creating_series (serving process): peak RSS ${serving} MB`);
     const reads = readsInChild(dialect, withSeries.location);
     total = reads.total;
     peaks[`${dialect}_series_reads (own process)`] = reads.peakRssMb;
@@ -332,9 +367,14 @@ for (const dialect of DIALECTS) {
   for (const [name, values] of Object.entries(ratios)) console.log(`  ${name.padEnd(16)} ${values.map((v) => v.toFixed(2)).join('  ')}`);
 }
 results.peak_rss_mb_by_phase = peaks;
-results.peak_rss_mb = Math.max(...Object.values(peaks));
+// (the service's processes: the bench's own HTTP client, while it creates the series, is not one of them)
+results.peak_rss_mb = Math.max(
+  ...Object.entries(peaks)
+    .filter(([name]) => !name.includes('client'))
+    .map(([, mb]) => mb),
+);
 results.settings = { singles: SINGLES, series: SERIES, runs: RUNS, dialects: DIALECTS, node: process.version };
-console.log(`peak RSS ${results.peak_rss_mb} MB (serving process; by phase: ${JSON.stringify(peaks)})`);
+console.log(`peak RSS ${results.peak_rss_mb} MB (serving processes; by phase: ${JSON.stringify(peaks)})`);
 mkdirSync(OUT, { recursive: true });
 const file = join(OUT, `recurrence-${new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19)}.json`);
 writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
