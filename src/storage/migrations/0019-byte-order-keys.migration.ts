@@ -7,7 +7,7 @@ import type { Migration } from './migrator.js';
  * taxonomies) compare byte by byte on PostgreSQL (`COLLATE "C"`), as every column does on SQLite. Their order
  * is the same under any collation (fixed-width digits, lower-case ASCII words), but a column under the
  * database's collation (`C.UTF-8`, `en_US.UTF-8`…) compares through `strcoll()` in every index it is a key of:
- * measured on `insert` of a daily series' 1,826 occurrences into `events` at 10k events, 77 → 61 ms (median
+ * measured on `insert` of a daily series' 1,826 occurrences into `events` at 10k events, 77 → 62 ms (median
  * of nine, bench/README.md "Session 12"). Titles, names and slugs keep the database's collation (their order
  * is a reader's).
  *
