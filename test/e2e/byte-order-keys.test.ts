@@ -50,7 +50,7 @@ describe('migration 0019, byte-order key columns', { skip: DIALECT !== 'postgres
     };
   }
 
-  it('makes existing key columns compare byte by byte and changes no answer, day counts kept by their trigger', async () => {
+  it('makes existing key columns compare byte by byte and changes no answer of a service that was running, its day-count trigger kept', async () => {
     const made = await collations();
     assert.ok(Object.keys(made).length >= 20, 'the columns exist');
     assert.ok(
@@ -98,6 +98,7 @@ describe('migration 0019, byte-order key columns', { skip: DIALECT !== 'postgres
       'collations after the migration',
     );
     assert.deepEqual(await dayCountTriggers(), triggers, 'the day-count triggers, as they were');
+    // the same app, whose connections prepared these reads before the columns changed (see prepareStatements)
     assert.deepEqual(await answers(), before);
 
     // the remade trigger keeps the day counts: moving a single out of March takes it out of the window's total
