@@ -433,7 +433,9 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
         continue;
       }
       if (carriers === 'shared') {
-        c.push(eb('events.series_id', 'in', masters));
+        // (the series first, whatever the statistics say: as an IN, one build of the 1.65M dataset had it walk
+        // all of events_shared_terms and look each occurrence's series up, 1.4 s against 35–60 ms)
+        c.push(sql<SqlBool>`events.series_id = any(array(${masters}))`);
         continue;
       }
       if (this.dialect.name === 'postgres') {
