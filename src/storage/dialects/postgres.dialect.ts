@@ -41,8 +41,9 @@ const NAMED_PER_CONNECTION = 400;
 function prepareStatements(client: pg.PoolClient): void {
   const original = client.query.bind(client) as (...args: unknown[]) => unknown;
   const named = new Set<string>();
-  /** Texts whose first name went stale, and the name they go by now. */
+  /** Texts whose first name went stale, and the name they go by now (a new one each time one goes stale). */
   const renamed = new Map<string, string>();
+  let renames = 0;
   let inTransaction = false;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
     if (typeof config === 'string' && /^\s*(begin|start transaction)\b/i.test(config)) inTransaction = true;
@@ -56,13 +57,13 @@ function prepareStatements(client: pg.PoolClient): void {
       if (named.has(name) || named.size < NAMED_PER_CONNECTION) {
         named.add(name);
         if (callback !== undefined) return original({ name, text: config, values }, callback);
-        const retried = inTransaction;
+        const inTransactionNow = inTransaction;
         return (original({ name, text: config, values }) as Promise<unknown>).catch((error: { code?: string; message?: string }) => {
           if (error?.code !== '0A000' || !error.message?.includes('cached plan must not change result type')) throw error;
-          const fresh = `${first}_${renamed.size + 1}`;
+          const fresh = `${first}_${++renames}`;
           renamed.set(first, fresh);
           named.add(fresh);
-          if (retried) throw error;
+          if (inTransactionNow) throw error;
           return original({ name: fresh, text: config, values });
         });
       }
