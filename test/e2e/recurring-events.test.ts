@@ -4,7 +4,7 @@
  * v1 client's flow on a site with series.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 const NY = 'America/New_York';
@@ -429,6 +429,58 @@ describe('recurring events without an end', () => {
   let t: TestApp;
   before(async () => (t = await createTestApp()));
   after(() => t.close());
+
+  it('reaches the horizon of the day of each write: an edit of other fields the same day adds nothing, two days later two days', async () => {
+    // (an app of its own, made on the test clock: the services keep the clock they were made with)
+    mock.timers.enable({ apis: ['Date'], now: Date.parse('2026-12-01T15:00:00Z') });
+    const t = await createTestApp();
+    try {
+      const res = await t.post('/events', {
+        as: 'administrator',
+        json: { title: 'Daily', timezone: NY, start_date: '2026-12-01 18:00', end_date: '2026-12-01 19:00', recurrence: ['RRULE:FREQ=DAILY'] },
+      });
+      assert.equal(res.status, 201, res.text);
+      const id = res.body.id;
+      const occurrences = async () =>
+        (
+          await t.storage.db
+            .selectFrom('occurrences')
+            .innerJoin('posts', 'posts.id', 'occurrences.id')
+            .select(['occurrences.id', 'occurrences.original_start_utc', 'posts.title'])
+            .where('series_id', '=', id)
+            .where('state', '<>', 'gone')
+            .orderBy('original_start_utc')
+            .execute()
+        ).map((r) => ({ id: Number(r.id), start: r.original_start_utc, title: r.title }));
+      const made = await occurrences();
+      // the horizon is the end of the write's UTC day (2026-12-02 00:00), 60 months ahead: the 18:00 EST
+      // instances (23:00 UTC) up to 2031-12-01's
+      assert.equal(made.at(-1)?.start, '2031-12-01 23:00:00');
+      mock.timers.tick(3_600_000);
+      assert.equal((await t.post(`/events/${id}`, { as: 'administrator', json: { title: 'Daily renamed' } })).status, 200);
+      const sameDay = await occurrences();
+      assert.deepEqual(
+        sameDay.map((o) => [o.id, o.start]),
+        made.map((o) => [o.id, o.start]),
+      );
+      assert.ok(sameDay.every((o) => o.title === 'Daily renamed'));
+      mock.timers.tick(2 * 86_400_000);
+      assert.equal((await t.post(`/events/${id}`, { as: 'administrator', json: { title: 'Daily again' } })).status, 200);
+      const later = await occurrences();
+      assert.deepEqual(
+        later.slice(0, made.length).map((o) => o.id),
+        made.map((o) => o.id),
+      );
+      assert.deepEqual(
+        later.slice(made.length).map((o) => o.start),
+        ['2031-12-02 23:00:00', '2031-12-03 23:00:00'],
+      );
+      assert.ok(later.every((o) => o.title === 'Daily again'));
+    } finally {
+      mock.timers.reset();
+      await t.close();
+    }
+  });
 
   it('materialises an unbounded series past its horizon when a window asks (case 10)', async () => {
     const res = await t.post('/events', {

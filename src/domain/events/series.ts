@@ -112,9 +112,14 @@ export class SeriesKeeper {
     private readonly horizonMonths: number,
   ) {}
 
-  /** The UTC instant up to which unbounded series exist when written at `nowMs`. */
+  /**
+   * The UTC instant up to which unbounded series exist when written at `nowMs`: the end of that UTC day, `months`
+   * ahead. A whole day, so that the writes of one day find their series already reaching it and have no
+   * instances to add (an edit that changes neither the rule nor the times then expands nothing: see sync).
+   */
   horizon(nowMs: number, months = this.horizonMonths): string {
     const d = new Date(nowMs);
+    d.setUTCHours(24, 0, 0, 0);
     d.setUTCMonth(d.getUTCMonth() + months);
     return formatUtcMs(d.getTime());
   }
@@ -164,6 +169,13 @@ export class SeriesKeeper {
     const stored = known ? known.stored : await tx.series.find(masterId);
     const horizon = this.horizon(o.nowMs);
     const until = rec.bounded ? null : stored?.materializedUntil && stored.materializedUntil > horizon ? stored.materializedUntil : horizon;
+    const sameRule = stored !== undefined && stored.recurrence.join('\n') === rec.lines.join('\n');
+    if (sameRule && !o.datesChanged && o.splitFrom === undefined && (rec.bounded || stored.materializedUntil === until)) {
+      // the same rule in the same frame, and no new horizon: the instances are the occurrences there are
+      // (a whole-series edit of other fields expands nothing; ~1,800 instances for a daily series)
+      await this.follow(tx, masterId, existing, o);
+      return [];
+    }
     const instances = instancesOf(rec, frame, until ?? undefined);
     const wanted = new Map(instances.map((i) => [formatUtcMs(i.originalUtcMs), i]));
     const removed = existing.filter((e) => !wanted.has(e.originalStartUtc));
@@ -177,19 +189,10 @@ export class SeriesKeeper {
       materializedUntil: until,
       splitFrom: o.splitFrom !== undefined ? o.splitFrom : (stored?.splitFrom ?? null),
     });
-    if (o.fields !== 'none' && kept.length > 0) await tx.series.follow(masterId, kept, o.fields === 'all' ? undefined : o.fields);
+    await this.follow(tx, masterId, kept, o);
     if (o.datesChanged) {
       const moved = kept.filter((e) => !e.overrides.includes('dates'));
       await tx.series.setDates(moved.map((e) => ({ id: e.id, dates: datesOf(wanted.get(e.originalStartUtc) as Instance, frame) })));
-    }
-    for (const what of o.relink) {
-      // (an occurrence without terms of its own reads the master's: nothing to copy)
-      const copies = kept.filter((e) => !e.overrides.includes(what) && (what === 'organizers' || hasOwnTerms(e)));
-      await tx.series.copyLinks(
-        masterId,
-        copies.map((e) => e.id),
-        what,
-      );
     }
     const had = new Set(existing.map((e) => e.originalStartUtc));
     await this.create(
@@ -199,6 +202,28 @@ export class SeriesKeeper {
       frame,
     );
     return removed.map((e) => e.id);
+  }
+
+  /**
+   * Occurrences that stay take their master's fields and links again: the fields that changed (all of them,
+   * none), and the links it re-set, but what each overrode (an occurrence without categories and tags of its
+   * own reads its master's: no links to copy).
+   */
+  private async follow(
+    tx: Storage,
+    masterId: number,
+    kept: readonly OccurrenceRow[],
+    o: { readonly relink: readonly LinkKind[]; readonly fields: FieldsToFollow },
+  ): Promise<void> {
+    if (o.fields !== 'none' && kept.length > 0) await tx.series.follow(masterId, kept, o.fields === 'all' ? undefined : o.fields);
+    for (const what of o.relink) {
+      const copies = kept.filter((e) => !e.overrides.includes(what) && (what === 'organizers' || hasOwnTerms(e)));
+      await tx.series.copyLinks(
+        masterId,
+        copies.map((e) => e.id),
+        what,
+      );
+    }
   }
 
   private async create(tx: Storage, masterId: number, instances: readonly Instance[], frame: SeriesFrame): Promise<void> {
