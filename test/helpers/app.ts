@@ -58,7 +58,10 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function createTestApp(env: Record<string, string> = {}, options: { onQuery?: (sql: string) => void } = {}): Promise<TestApp> {
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: { onQuery?: (sql: string, ms: number, parameters: readonly unknown[]) => void } = {},
+): Promise<TestApp> {
   const db = await createTestDatabase({ onQuery: options.onQuery });
   const config = loadConfig({ PUBLIC_URL, LOG_LEVEL: 'silent', ...env });
   const app = await buildApp(config, db.storage, { logger: false });

@@ -18,7 +18,9 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(options: { sqlitePath?: string; onQuery?: (sql: string) => void } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  options: { sqlitePath?: string; onQuery?: (sql: string, ms: number, parameters: readonly unknown[]) => void } = {},
+): Promise<TestDatabase> {
   if (DIALECT === 'postgres') {
     const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
     const dialect = new PostgresDialect({ url: POSTGRES_URL, schema, max: 4, onQuery: options.onQuery });

@@ -23,7 +23,7 @@ export interface PostgresOptions {
   schema?: string;
   max?: number;
   /** Called with every query's SQL (tests count queries with it). */
-  onQuery?: (sql: string, ms: number) => void;
+  onQuery?: (sql: string, ms: number, parameters: readonly unknown[]) => void;
 }
 
 const MIGRATION_LOCK_KEY = 724_151_903;
@@ -102,7 +102,7 @@ export class PostgresDialect implements Dialect {
       ...(onQuery
         ? {
             log: (event: LogEvent) => {
-              if (event.level === 'query') onQuery(event.query.sql, event.queryDurationMillis);
+              if (event.level === 'query') onQuery(event.query.sql, event.queryDurationMillis, event.query.parameters);
             },
           }
         : {}),

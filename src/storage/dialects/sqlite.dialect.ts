@@ -21,7 +21,7 @@ export interface SqliteOptions {
   /** File path, or `:memory:`. */
   path: string;
   /** Called with every query's SQL (tests count queries with it). */
-  onQuery?: (sql: string, ms: number) => void;
+  onQuery?: (sql: string, ms: number, parameters: readonly unknown[]) => void;
   /** `synchronous` in WAL mode (see SqliteSynchronous); NORMAL when absent. */
   synchronous?: SqliteSynchronous;
   /** Checkpoints on a worker thread (see sqlite-checkpointer.ts); on for files unless false. */
@@ -117,7 +117,7 @@ export class SqliteDialect implements Dialect {
       ...(onQuery
         ? {
             log: (event: LogEvent) => {
-              if (event.level === 'query') onQuery(event.query.sql, event.queryDurationMillis);
+              if (event.level === 'query') onQuery(event.query.sql, event.queryDurationMillis, event.query.parameters);
             },
           }
         : {}),

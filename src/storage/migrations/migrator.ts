@@ -23,6 +23,7 @@ import { webhooks } from './0016-webhooks.migration.js';
 import { sharedTerms } from './0017-shared-terms.migration.js';
 import { versionEvents } from './0018-version-events.migration.js';
 import { byteOrderKeys } from './0019-byte-order-keys.migration.js';
+import { namedTypesTitleIndex } from './0020-named-types-title-index.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -49,6 +50,7 @@ export const MIGRATIONS: readonly Migration[] = [
   sharedTerms,
   versionEvents,
   byteOrderKeys,
+  namedTypesTitleIndex,
 ];
 
 /** Applies the pending migrations; returns the names applied. */

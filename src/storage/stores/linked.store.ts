@@ -14,6 +14,7 @@ import type { SyncCut } from '../../domain/sync/change.js';
 import { visiblePosts } from '../../domain/visibility.js';
 import type { Database, EventsTable, OrganizersTable, PostsTable, VenuesTable } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
+import { NAMED_TYPES_CONDITION } from '../migrations/0020-named-types-title-index.migration.js';
 import { type Codec, type ColumnMap, columnMap, flag, nullableNumber } from './columns.js';
 import { likeContains } from './like.js';
 import { caseInsensitiveEquals, needsUnindexedLookup } from './name-match.js';
@@ -100,6 +101,8 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
     const find = async (indexed: boolean) => {
       let q = this.select()
         .where('posts.type', '=', this.type)
+        // (the condition of the partial index on the name, spelt as it is: see migration 0020)
+        .where(sql<SqlBool>`posts.${sql.raw(NAMED_TYPES_CONDITION)}`)
         .where('posts.status', 'not in', ['trash', 'auto-draft'])
         .where(caseInsensitiveEquals(this.dialect, sql.ref('posts.title'), name, indexed));
       if (description !== undefined) q = q.where(this.dialect.lower(sql.ref('posts.content')), '=', description.toLowerCase());

@@ -1,0 +1,58 @@
+/**
+ * Migration 0020: the case-insensitive name index holds venues and organizers only, and the lookup that reuses a
+ * venue of the same name (an event's inline venue) is one the index serves, on both databases: the statement
+ * the service sent is planned again here with its own parameters.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { CompiledQuery } from 'kysely';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { DIALECT } from '../helpers/db.js';
+import { makeEvent } from '../helpers/factories.js';
+
+describe('the name index (migration 0020)', () => {
+  let t: TestApp;
+  const sent: { sql: string; parameters: readonly unknown[] }[] = [];
+  before(async () => (t = await createTestApp({}, { onQuery: (sql, _ms, parameters) => sent.push({ sql, parameters }) })));
+  after(() => t?.close());
+
+  it('is limited to venues and organizers', async () => {
+    const definition =
+      DIALECT === 'postgres'
+        ? (
+            await t.storage.db.executeQuery<{ d: string }>(
+              CompiledQuery.raw("select indexdef as d from pg_indexes where indexname = 'posts_type_title_lower' and schemaname = current_schema()"),
+            )
+          ).rows[0]?.d
+        : (
+            await t.storage.db.executeQuery<{ d: string }>(
+              CompiledQuery.raw("select sql as d from sqlite_master where name = 'posts_type_title_lower'"),
+            )
+          ).rows[0]?.d;
+    assert.match(definition ?? '', /\(type, lower\(title\)\) where .*type.*'venue'.*'organizer'/i);
+  });
+
+  it('serves the lookup of an inline venue by name, which finds the venue whatever the case', async () => {
+    const first = await makeEvent(t, { venue: { venue: 'Salle Pleyel' } });
+    sent.length = 0;
+    const again = await makeEvent(t, { venue: { venue: 'SALLE PLEYEL' } });
+    assert.equal(again.venue.id, first.venue.id);
+    const lookup = sent.find((q) => /lower\(/.test(q.sql) && /'venue', 'organizer'/.test(q.sql));
+    assert.ok(lookup, `the name lookup was sent: ${sent.map((q) => q.sql).join('\n')}`);
+    let plan: string;
+    if (DIALECT === 'postgres') {
+      // (a table of a few rows is read whole whatever its indexes: the planner is told not to)
+      plan = await t.storage.db.transaction().execute(async (tx) => {
+        await tx.executeQuery(CompiledQuery.raw('set local enable_seqscan = off'));
+        const rows = (await tx.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain ${lookup.sql}`, [...lookup.parameters]))).rows;
+        return rows.map((r) => r['QUERY PLAN']).join('\n');
+      });
+    } else {
+      const rows = (
+        await t.storage.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${lookup.sql}`, [...lookup.parameters]))
+      ).rows;
+      plan = rows.map((r) => r.detail).join('\n');
+    }
+    assert.match(plan, /posts_type_title_lower/, plan);
+  });
+});
