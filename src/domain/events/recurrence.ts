@@ -445,9 +445,11 @@ export function expand(rec: Recurrence, frame: SeriesFrame, until?: WallTime): I
   const rule = floatingRule(rec, frame, 'expand');
   const first = frame.allDay ? midnight(frame.start) : frame.start;
   const limitMs = until === undefined ? Number.POSITIVE_INFINITY : wallToMs(until);
-  const walls = new Map<string, WallTime>();
+  // (by the wall time as a number: one per instance, where a formatted key made seven strings)
+  const walls = new Map<number, WallTime>();
   const add = (w: WallTime) => {
-    if (wallToMs(w) < limitMs) walls.set(formatWall(w), w);
+    const ms = wallToMs(w);
+    if (ms < limitMs) walls.set(ms, w);
   };
   add(first);
   if (rule) {
@@ -470,7 +472,7 @@ export function expand(rec: Recurrence, frame: SeriesFrame, until?: WallTime): I
   }
   for (const w of rec.rdates) add(w);
   // E6: EXDATEs go after COUNT has been counted
-  for (const x of rec.exdates) walls.delete(formatWall(x));
+  for (const x of rec.exdates) walls.delete(wallToMs(x));
   const out = frame.allDay ? [...walls.values()].map((w) => place(w, frame)) : distinctInstants([...walls.values()].map((w) => place(w, frame)));
   out.sort((a, b) => a.startUtcMs - b.startUtcMs || wallToMs(a.originalWall) - wallToMs(b.originalWall));
   if (rec.bounded && out.length > MAX_BOUNDED_INSTANCES) throw tooMany();

@@ -177,18 +177,19 @@ export class SeriesKeeper {
       return [];
     }
     const instances = instancesOf(rec, frame, until ?? undefined);
+    if (existing.length === 0) {
+      // a new series (or one that had no instances): nothing to keep, remove or move
+      if (master.kind !== 'series') await tx.events.update(masterId, {}, { kind: 'series', seriesId: null });
+      await tx.series.save(this.seriesRow(masterId, rec, until, o.splitFrom, stored));
+      await this.create(tx, masterId, instances, frame);
+      return [];
+    }
     const wanted = new Map(instances.map((i) => [formatUtcMs(i.originalUtcMs), i]));
     const removed = existing.filter((e) => !wanted.has(e.originalStartUtc));
     const kept = existing.filter((e) => wanted.has(e.originalStartUtc));
     await tx.series.removeOccurrences(removed.map((e) => e.id));
     if (master.kind !== 'series') await tx.events.update(masterId, {}, { kind: 'series', seriesId: null });
-    await tx.series.save({
-      id: masterId,
-      recurrence: rec.lines,
-      bounded: rec.bounded,
-      materializedUntil: until,
-      splitFrom: o.splitFrom !== undefined ? o.splitFrom : (stored?.splitFrom ?? null),
-    });
+    await tx.series.save(this.seriesRow(masterId, rec, until, o.splitFrom, stored));
     await this.follow(tx, masterId, kept, o);
     if (o.datesChanged) {
       const moved = kept.filter((e) => !e.overrides.includes('dates'));
@@ -202,6 +203,22 @@ export class SeriesKeeper {
       frame,
     );
     return removed.map((e) => e.id);
+  }
+
+  private seriesRow(
+    id: number,
+    rec: Recurrence,
+    until: string | null,
+    splitFrom: number | null | undefined,
+    stored: SeriesRow | undefined,
+  ): SeriesRow {
+    return {
+      id,
+      recurrence: rec.lines,
+      bounded: rec.bounded,
+      materializedUntil: until,
+      splitFrom: splitFrom !== undefined ? splitFrom : (stored?.splitFrom ?? null),
+    };
   }
 
   /**
@@ -228,12 +245,16 @@ export class SeriesKeeper {
 
   private async create(tx: Storage, masterId: number, instances: readonly Instance[], frame: SeriesFrame): Promise<void> {
     const ids = await tx.series.allocateIds(instances.length);
-    const items: NewOccurrence[] = instances.map((i, n) => ({
-      id: ids[n],
-      originalStartUtc: formatUtcMs(i.originalUtcMs),
-      originalStart: formatWall(i.originalWall),
-      dates: datesOf(i, frame),
-    }));
+    const items: NewOccurrence[] = instances.map((i, n) => {
+      const dates = datesOf(i, frame);
+      // (an instance starts where its rule put it but out of a gap: the same strings, made once)
+      return {
+        id: ids[n],
+        originalStartUtc: i.originalUtcMs === i.startUtcMs ? dates.startUtc : formatUtcMs(i.originalUtcMs),
+        originalStart: i.originalWall === i.startWall ? dates.startDate : formatWall(i.originalWall),
+        dates,
+      };
+    });
     await tx.series.insertOccurrences(masterId, items);
   }
 
