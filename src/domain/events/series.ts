@@ -177,48 +177,27 @@ export class SeriesKeeper {
       return [];
     }
     const instances = instancesOf(rec, frame, until ?? undefined);
-    if (existing.length === 0) {
-      // a new series (or one that had no instances): nothing to keep, remove or move
-      if (master.kind !== 'series') await tx.events.update(masterId, {}, { kind: 'series', seriesId: null });
-      await tx.series.save(this.seriesRow(masterId, rec, until, o.splitFrom, stored));
-      await this.create(tx, masterId, instances, frame);
-      return [];
-    }
-    const wanted = new Map(instances.map((i) => [formatUtcMs(i.originalUtcMs), i]));
+    // (a new series has nothing to keep, remove or move: its instances are not keyed)
+    const wanted = new Map(existing.length === 0 ? [] : instances.map((i) => [formatUtcMs(i.originalUtcMs), i]));
     const removed = existing.filter((e) => !wanted.has(e.originalStartUtc));
     const kept = existing.filter((e) => wanted.has(e.originalStartUtc));
     await tx.series.removeOccurrences(removed.map((e) => e.id));
     if (master.kind !== 'series') await tx.events.update(masterId, {}, { kind: 'series', seriesId: null });
-    await tx.series.save(this.seriesRow(masterId, rec, until, o.splitFrom, stored));
+    await tx.series.save({
+      id: masterId,
+      recurrence: rec.lines,
+      bounded: rec.bounded,
+      materializedUntil: until,
+      splitFrom: o.splitFrom !== undefined ? o.splitFrom : (stored?.splitFrom ?? null),
+    });
     await this.follow(tx, masterId, kept, o);
     if (o.datesChanged) {
       const moved = kept.filter((e) => !e.overrides.includes('dates'));
       await tx.series.setDates(moved.map((e) => ({ id: e.id, dates: datesOf(wanted.get(e.originalStartUtc) as Instance, frame) })));
     }
     const had = new Set(existing.map((e) => e.originalStartUtc));
-    await this.create(
-      tx,
-      masterId,
-      instances.filter((i) => !had.has(formatUtcMs(i.originalUtcMs))),
-      frame,
-    );
+    await this.create(tx, masterId, had.size === 0 ? instances : instances.filter((i) => !had.has(formatUtcMs(i.originalUtcMs))), frame);
     return removed.map((e) => e.id);
-  }
-
-  private seriesRow(
-    id: number,
-    rec: Recurrence,
-    until: string | null,
-    splitFrom: number | null | undefined,
-    stored: SeriesRow | undefined,
-  ): SeriesRow {
-    return {
-      id,
-      recurrence: rec.lines,
-      bounded: rec.bounded,
-      materializedUntil: until,
-      splitFrom: splitFrom !== undefined ? splitFrom : (stored?.splitFrom ?? null),
-    };
   }
 
   /**
