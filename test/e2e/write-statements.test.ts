@@ -31,7 +31,19 @@ const body = (n: number, city: string) => ({
 describe('statements per write', () => {
   let t: TestApp;
   const statements: string[] = [];
-  before(async () => (t = await createTestApp({}, { onQuery: (sql) => void statements.push(sql) })));
+  const sent: { sql: string; parameters: readonly unknown[] }[] = [];
+  before(
+    async () =>
+      (t = await createTestApp(
+        {},
+        {
+          onQuery: (sql, _ms, parameters) => {
+            statements.push(sql);
+            sent.push({ sql, parameters });
+          },
+        },
+      )),
+  );
   after(() => t.close());
 
   it('a realistic create whose venue, organizer, image and terms exist runs at most 13 statements (PostgreSQL, the change log row sent with the COMMIT) or 17 (SQLite), and answers what a read answers', async () => {
@@ -172,5 +184,40 @@ describe('statements per write', () => {
     assert.equal(occurrence.status, 200, occurrence.text);
     assert.equal(occurrence.body.events[0].title, 'Budget daily renamed');
     assert.equal(occurrence.body.events[0].featured, true);
+  });
+
+  it("writes a series' occurrences at most rowsPerBulkStatement rows a statement (SQLite's statement journal), every one of them once, in order", async () => {
+    const step = t.storage.dialect.rowsPerBulkStatement;
+    sent.length = 0;
+    const made = await t.post('/events', {
+      as: 'editor',
+      json: {
+        title: 'Budget long daily',
+        start_date: '2032-01-05 09:00:00',
+        end_date: '2032-01-05 10:00:00',
+        recurrence: ['RRULE:FREQ=DAILY;COUNT=601'],
+      },
+    });
+    assert.equal(made.status, 201, made.text);
+    const batches = sent
+      .filter((q) => /insert into events \(post_id.*\bselect v\.id/is.test(q.sql))
+      .map((q) => (JSON.parse(String(q.parameters.find((p) => typeof p === 'string' && p.startsWith('[[')))) as [number][]).map((row) => row[0]));
+    const written = batches.flat();
+    const listed = await t.get(`/events/${made.body.id}/occurrences`, {
+      as: 'editor',
+      query: { per_page: 500, start_date: '2000-01-01', end_date: '2099-12-31' },
+    });
+    assert.equal(listed.status, 200, listed.text);
+    assert.equal(listed.body.total, written.length, 'every occurrence written is listed');
+    assert.equal(new Set(written).size, written.length, 'none twice');
+    assert.deepEqual(
+      written,
+      [...written].sort((a, b) => a - b),
+      'in order',
+    );
+    assert.ok(written.length >= 600, `${written.length} occurrences`);
+    assert.equal(batches.length, DIALECT === 'sqlite' ? Math.ceil(written.length / step) : 1);
+    if (DIALECT === 'sqlite') assert.ok(batches.length > 1, 'split on SQLite');
+    for (const batch of batches) assert.ok(batch.length <= step, `${batch.length} rows in one statement`);
   });
 });

@@ -74,6 +74,7 @@ function prepareStatements(client: pg.PoolClient): void {
 
 export class PostgresDialect implements Dialect {
   readonly name = 'postgres' as const;
+  readonly rowsPerBulkStatement = Number.POSITIVE_INFINITY;
   readonly skipLocked = true;
   readonly foldsEveryScript = true;
   readonly bytesType = 'bytea' as const;

@@ -84,6 +84,7 @@ export function haversineKm(lat1: number, lng1: number, lat2: number, lng2: numb
 
 export class SqliteDialect implements Dialect {
   readonly name = 'sqlite' as const;
+  readonly rowsPerBulkStatement = 256;
   readonly skipLocked = false;
   readonly foldsEveryScript = false;
   readonly bytesType = 'blob' as const;

@@ -225,7 +225,12 @@ export class SeriesStore {
    * (`shared_terms`): no links of their own until an edit of one overrides them (see ownTerms).
    */
   async insertOccurrences(masterId: number, items: readonly NewOccurrence[]): Promise<void> {
-    if (items.length === 0) return;
+    // (a few statements each, not one: see Dialect.rowsPerBulkStatement)
+    const step = this.dialect.rowsPerBulkStatement;
+    for (let i = 0; i < items.length; i += step) await this.insertSomeOccurrences(masterId, items.length <= step ? items : items.slice(i, i + step));
+  }
+
+  private async insertSomeOccurrences(masterId: number, items: readonly NewOccurrence[]): Promise<void> {
     const db = this.db;
     const ids = this.dialect.jsonRows(
       items.map((o) => [o.id]),
@@ -276,7 +281,12 @@ export class SeriesStore {
 
   /** New dates for occurrences (a changed length, or instances moved by a rule change). */
   async setDates(items: readonly { id: number; dates: OccurrenceDates }[]): Promise<void> {
-    if (items.length === 0) return;
+    // (a few statements each, not one: see Dialect.rowsPerBulkStatement)
+    const step = this.dialect.rowsPerBulkStatement;
+    for (let i = 0; i < items.length; i += step) await this.setSomeDates(items.length <= step ? items : items.slice(i, i + step));
+  }
+
+  private async setSomeDates(items: readonly { id: number; dates: OccurrenceDates }[]): Promise<void> {
     const cols = sql.raw(DATE_COLUMNS.join(', '));
     const picked = sql.raw(DATE_COLUMNS.map((c) => `v.${c}`).join(', '));
     const dated = this.dialect.jsonRows(datedRows(items), datedColumns);
