@@ -24,6 +24,7 @@ import { sharedTerms } from './0017-shared-terms.migration.js';
 import { versionEvents } from './0018-version-events.migration.js';
 import { byteOrderKeys } from './0019-byte-order-keys.migration.js';
 import { namedTypesTitleIndex } from './0020-named-types-title-index.migration.js';
+import { eventsFillfactor } from './0021-events-fillfactor.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -51,6 +52,7 @@ export const MIGRATIONS: readonly Migration[] = [
   versionEvents,
   byteOrderKeys,
   namedTypesTitleIndex,
+  eventsFillfactor,
 ];
 
 /** Applies the pending migrations; returns the names applied. */
