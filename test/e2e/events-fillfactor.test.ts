@@ -8,7 +8,9 @@ import { sql } from 'kysely';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { DIALECT } from '../helpers/db.js';
 
-describe('migration 0021, room on the pages of events', { skip: DIALECT !== 'postgres' && 'SQLite has no fill factor: it rewrites a row in place' }, () => {
+describe('migration 0021, room on the pages of events', {
+  skip: DIALECT !== 'postgres' && 'SQLite has no fill factor: it rewrites a row in place',
+}, () => {
   let t: TestApp;
   before(async () => (t = await createTestApp()));
   after(() => t?.close());
@@ -46,7 +48,10 @@ describe('migration 0021, room on the pages of events', { skip: DIALECT !== 'pos
     const stayed = [...before].filter(([id, page]) => after.get(id) === page).length;
     // 30 % of a page free holds the new versions of 3 rows in 7 (a full page: the last page's few only)
     assert.ok(stayed / before.size > 0.3, `${stayed} of ${before.size} stayed on their page`);
-    const listed = await t.get(`/events/${made.body.id}/occurrences`, { as: 'editor', query: { per_page: 5, start_date: '2033-01-01', end_date: '2034-12-31' } });
+    const listed = await t.get(`/events/${made.body.id}/occurrences`, {
+      as: 'editor',
+      query: { per_page: 5, start_date: '2033-01-01', end_date: '2034-12-31' },
+    });
     assert.equal(listed.status, 200, listed.text);
     assert.ok(listed.body.events.every((e: { featured: boolean }) => e.featured));
   });
