@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import { type Actor, ANONYMOUS, ROLES, type Role } from '../../src/domain/actor.js';
+import type { OnQuery } from '../../src/storage/dialects/dialect.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { freePort } from './server.js';
@@ -58,10 +59,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function createTestApp(
-  env: Record<string, string> = {},
-  options: { onQuery?: (sql: string, ms: number, parameters: readonly unknown[]) => void } = {},
-): Promise<TestApp> {
+export async function createTestApp(env: Record<string, string> = {}, options: { onQuery?: OnQuery } = {}): Promise<TestApp> {
   const db = await createTestDatabase({ onQuery: options.onQuery });
   const config = loadConfig({ PUBLIC_URL, LOG_LEVEL: 'silent', ...env });
   const app = await buildApp(config, db.storage, { logger: false });

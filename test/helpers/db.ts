@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { DatabaseConfig } from '../../src/config/config.js';
+import type { OnQuery } from '../../src/storage/dialects/dialect.js';
 import { PostgresDialect } from '../../src/storage/dialects/postgres.dialect.js';
 import { SqliteDialect } from '../../src/storage/dialects/sqlite.dialect.js';
 import { Storage } from '../../src/storage/storage.js';
@@ -18,9 +19,7 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(
-  options: { sqlitePath?: string; onQuery?: (sql: string, ms: number, parameters: readonly unknown[]) => void } = {},
-): Promise<TestDatabase> {
+export async function createTestDatabase(options: { sqlitePath?: string; onQuery?: OnQuery } = {}): Promise<TestDatabase> {
   if (DIALECT === 'postgres') {
     const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
     const dialect = new PostgresDialect({ url: POSTGRES_URL, schema, max: 4, onQuery: options.onQuery });

@@ -36,6 +36,9 @@ export interface JsonColumn {
   readonly type: 'integer' | 'bigint' | 'text';
 }
 
+/** Called after every query with its SQL, duration and parameters (tests count and plan queries with it). */
+export type OnQuery = (sql: string, ms: number, parameters: readonly unknown[]) => void;
+
 export interface Dialect {
   readonly name: DialectName;
   readonly db: Kysely<Database>;

@@ -9,6 +9,7 @@ import {
   type Dialect,
   type JsonCell,
   type JsonColumn,
+  type OnQuery,
   StorageError,
   type Versions,
 } from './dialect.js';
@@ -22,8 +23,7 @@ export interface PostgresOptions {
   /** Schema to work in (tests use a fresh one per file); created when missing. */
   schema?: string;
   max?: number;
-  /** Called with every query's SQL (tests count queries with it). */
-  onQuery?: (sql: string, ms: number, parameters: readonly unknown[]) => void;
+  onQuery?: OnQuery;
 }
 
 const MIGRATION_LOCK_KEY = 724_151_903;

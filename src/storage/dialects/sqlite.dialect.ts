@@ -12,6 +12,7 @@ import {
   type Dialect,
   type JsonCell,
   type JsonColumn,
+  type OnQuery,
   StorageError,
   type Versions,
 } from './dialect.js';
@@ -20,8 +21,7 @@ import type { CheckpointerData } from './sqlite-checkpointer.js';
 export interface SqliteOptions {
   /** File path, or `:memory:`. */
   path: string;
-  /** Called with every query's SQL (tests count queries with it). */
-  onQuery?: (sql: string, ms: number, parameters: readonly unknown[]) => void;
+  onQuery?: OnQuery;
   /** `synchronous` in WAL mode (see SqliteSynchronous); NORMAL when absent. */
   synchronous?: SqliteSynchronous;
   /** Checkpoints on a worker thread (see sqlite-checkpointer.ts); on for files unless false. */

@@ -224,10 +224,14 @@ export class SeriesStore {
    * and organizers (copies of the master's). Their categories and tags are the master's, read through it
    * (`shared_terms`): no links of their own until an edit of one overrides them (see ownTerms).
    */
-  async insertOccurrences(masterId: number, items: readonly NewOccurrence[]): Promise<void> {
-    // (a few statements each, not one: see Dialect.rowsPerBulkStatement)
+  insertOccurrences(masterId: number, items: readonly NewOccurrence[]): Promise<void> {
+    return this.inBatches(items, (some) => this.insertSomeOccurrences(masterId, some));
+  }
+
+  /** `write` for each run of at most Dialect.rowsPerBulkStatement items, in order (nothing for none). */
+  private async inBatches<T>(items: readonly T[], write: (some: readonly T[]) => Promise<void>): Promise<void> {
     const step = this.dialect.rowsPerBulkStatement;
-    for (let i = 0; i < items.length; i += step) await this.insertSomeOccurrences(masterId, items.length <= step ? items : items.slice(i, i + step));
+    for (let i = 0; i < items.length; i += step) await write(items.length <= step ? items : items.slice(i, i + step));
   }
 
   private async insertSomeOccurrences(masterId: number, items: readonly NewOccurrence[]): Promise<void> {
@@ -280,10 +284,8 @@ export class SeriesStore {
   }
 
   /** New dates for occurrences (a changed length, or instances moved by a rule change). */
-  async setDates(items: readonly { id: number; dates: OccurrenceDates }[]): Promise<void> {
-    // (a few statements each, not one: see Dialect.rowsPerBulkStatement)
-    const step = this.dialect.rowsPerBulkStatement;
-    for (let i = 0; i < items.length; i += step) await this.setSomeDates(items.length <= step ? items : items.slice(i, i + step));
+  setDates(items: readonly { id: number; dates: OccurrenceDates }[]): Promise<void> {
+    return this.inBatches(items, (some) => this.setSomeDates(some));
   }
 
   private async setSomeDates(items: readonly { id: number; dates: OccurrenceDates }[]): Promise<void> {
