@@ -25,6 +25,7 @@ import { versionEvents } from './0018-version-events.migration.js';
 import { byteOrderKeys } from './0019-byte-order-keys.migration.js';
 import { namedTypesTitleIndex } from './0020-named-types-title-index.migration.js';
 import { eventsFillfactor } from './0021-events-fillfactor.migration.js';
+import { sqliteEventDateIndexes } from './0022-sqlite-event-date-indexes.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -53,6 +54,7 @@ export const MIGRATIONS: readonly Migration[] = [
   byteOrderKeys,
   namedTypesTitleIndex,
   eventsFillfactor,
+  sqliteEventDateIndexes,
 ];
 
 /** Applies the pending migrations; returns the names applied. */
