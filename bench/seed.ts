@@ -7,7 +7,7 @@
 
 import { UserService } from '../src/domain/users/user.service.js';
 import { VERSIONED_TABLES } from '../src/storage/migrations/0001-initial.migration.js';
-import { rebuildEventDayCounts } from '../src/storage/migrations/0006-recurring-events.migration.js';
+import { rebuildDayCounts } from '../src/storage/migrations/0023-plain-occurrences.migration.js';
 import type { Storage } from '../src/storage/storage.js';
 import { rng, SEARCH_WORDS } from './traffic.js';
 
@@ -252,7 +252,7 @@ export async function seed(storage: Storage, options: SeedOptions): Promise<Seed
   }
   // the term counts, from what was written (a recount would read it all again)
   for (const [id, count] of counts) await storage.db.updateTable('terms').set({ count }).where('id', '=', id).execute();
-  await rebuildEventDayCounts(storage.db);
+  await rebuildDayCounts(storage.db);
   await storage.dialect.createDayCountTriggers(storage.db);
   await storage.dialect.createVersionTriggers(storage.db, VERSIONED_TABLES);
   await storage.db

@@ -125,6 +125,20 @@ export interface OccurrencesTable {
   state: string;
   /** JSON array of the fields an edit of this occurrence alone set (an exception when not empty). */
   overrides: string;
+  /**
+   * 1: the occurrence has `posts` and `events` rows of its own (it was edited alone or cancelled); 0: it is its
+   * series' in everything but its dates (a "plain" occurrence, migration 0023), or gone.
+   */
+  own_rows: Generated<number>;
+  /** A plain occurrence's status and hidden flag (its master's, copied for the listing index and day counts). */
+  status: Generated<string>;
+  hidden: Generated<number>;
+  /** A plain occurrence's dates (its zone and all-day flag are its master's). */
+  start_date: Generated<string>;
+  end_date: Generated<string>;
+  start_utc: Generated<string>;
+  end_utc: Generated<string>;
+  timezone_abbr: Generated<string>;
 }
 
 export interface EventOrganizersTable {

@@ -185,6 +185,9 @@ describe('terms of occurrences', () => {
     await t.post(`/events/${occ[2].id}`, { as: 'administrator', json: { tags: ['glaze'] } });
     const before = await occurrencesOf(s.id);
     const db = t.storage.db;
+    // every occurrence with rows of its own, as before migration 0023 (which made plain occurrences rows of
+    // `occurrences` only)
+    await t.storage.transaction((tx) => tx.series.materialize(occ.map((o) => o.id)));
     // the schema and rows as they were before migration 0017: every occurrence with copies of its series' links
     await sql`
       insert into term_relationships (post_id, term_id)

@@ -276,11 +276,12 @@ export class EventService {
 
   /** Embedded data for any number of events in a fixed number of queries. */
   async views(records: readonly EventRecord[], actor: Actor): Promise<EventView[]> {
-    const ids = records.map((r) => r.id);
+    // (a plain occurrence's organizers are its series')
+    const organizersFrom = (r: EventRecord) => (r.plain && r.seriesId !== null ? r.seriesId : r.id);
     const [terms, links, venues] = await Promise.all([
       // (an occurrence's terms may be its series')
       this.storage.terms.forPosts(records.map((r) => r.termsFrom)),
-      this.storage.events.organizersFor(ids),
+      this.storage.events.organizersFor(records.map(organizersFrom)),
       this.storage.venues.findMany(records.map((r) => r.venueId).filter((id): id is number => id !== null)),
     ]);
     const organizers = await this.storage.organizers.findMany([...links.values()].flat());
@@ -298,7 +299,7 @@ export class EventService {
         tags: own.filter((t) => t.taxonomy === 'post_tag'),
         image: image(record.imageId),
         venue: readable(record.venueId === null ? undefined : venues.get(record.venueId)),
-        organizers: (links.get(record.id) ?? [])
+        organizers: (links.get(organizersFrom(record)) ?? [])
           .map((id) => readable(organizers.get(id)))
           .filter((o): o is LinkedView<OrganizerRecord> => o !== undefined),
         ...(series.has(record.id) ? { series: series.get(record.id) } : {}),
@@ -579,6 +580,8 @@ export class EventService {
           throw errors.invalidParam('recurrence', 'Invalid parameter(s): recurrence (an occurrence has no rule of its own: update its series).');
         }
         if (current.kind !== 'occurrence') termsBefore = await tx.terms.idsForPost(id);
+        // an occurrence edited alone for the first time gets rows of its own to write
+        if (current.plain) await tx.series.materialize([id]);
         // what the series gives its exceptions may change, and a new rule may remove them
         if (current.kind === 'series') await tx.changes.noteSeriesExceptions(id);
         return this.changes(tx, actor, id, input, current, ctx.nowMs);
@@ -692,8 +695,9 @@ export class EventService {
     assertMayWrite(actor, input);
     const row = await this.storage.series.occurrence(id);
     const first = (await this.storage.series.occurrencesOf(seriesId))[0];
-    // a conditional split is conditional on the occurrence named, whichever rows it then writes
-    const guard = ifVersion === undefined ? undefined : { id, version: ifVersion };
+    // a conditional split is conditional on the occurrence named, whichever rows it then writes (a plain one's
+    // version is its series': it has no row of its own)
+    const guard = ifVersion === undefined ? undefined : { id: occurrence.plain ? seriesId : id, version: ifVersion };
     if (!row || first?.id === id) return { view: await this.write(actor, seriesId, input, guard), created: false };
     if (input.recurrence !== undefined) throw errors.invalidParam('recurrence', 'Invalid parameter(s): recurrence (a split keeps the rule).');
     const nowMs = this.clock();
@@ -792,6 +796,7 @@ export class EventService {
     return this.storage.transaction(async (tx) => {
       const ids = await tx.posts.publishDue('event', now);
       await tx.events.syncStatus(ids, 'publish');
+      await tx.series.followStatus(ids);
       // a series counts once in its terms: its occurrences (published with it) do not
       const occurrences = await tx.series.occurrencesByIds(ids);
       for (const id of ids) {
@@ -815,6 +820,8 @@ export class EventService {
       actor,
       id,
       async (tx, current) => {
+        // a cancelled occurrence has rows of its own
+        if (current.plain) await tx.series.materialize([id]);
         if (current.kind !== 'occurrence') await this.recount(tx, id, await tx.terms.idsForPost(id), current.status === 'publish', false);
         // a series' exceptions leave with it
         if (current.kind === 'series') await tx.changes.noteSeriesExceptions(id);

@@ -71,6 +71,11 @@ export interface EventRecord extends PostRecord, EventDetails {
    * follows the series' terms (it has no links of its own; an exception that overrode them has).
    */
   readonly termsFrom: number;
+  /**
+   * A plain occurrence (migration 0023): it has no rows of its own and reads its series' post, details and
+   * links with its own dates and status, until an edit of it alone or its cancellation gives it rows.
+   */
+  readonly plain?: true;
 }
 
 /**

@@ -5,7 +5,9 @@
  * - instances are identified by their original start (UTC): an occurrence keeps its id while its instance is in
  *   the rule, whatever else changes; an instance that leaves the rule takes its id with it (410 from then on);
  *   a new one gets a new id, never one given before;
- * - occurrences copy their master's fields, except those an edit of the occurrence alone overrode (exceptions);
+ * - occurrences are their master's but for their dates (plain: a row of `occurrences` each), until an edit of
+ *   one alone or its cancellation gives it rows of its own, which then copy the master's fields but those the
+ *   occurrence overrode (exceptions);
  * - bounded series exist whole, unbounded ones up to a horizon that moves forward (daily, and on demand).
  */
 import type { Storage } from '../../storage/storage.js';
@@ -160,7 +162,7 @@ export class SeriesKeeper {
     if (!master) throw errors.eventNotFound(masterId);
     const existing = known?.existing ?? (await tx.series.occurrencesOf(masterId));
     if (!rec) {
-      await tx.series.removeOccurrences(existing.map((e) => e.id));
+      await tx.series.removeOccurrences(existing);
       await tx.series.remove(masterId);
       if (master.kind !== 'single') await tx.events.update(masterId, {}, { kind: 'single' });
       return existing.map((e) => e.id);
@@ -181,7 +183,7 @@ export class SeriesKeeper {
     const wanted = new Map(existing.length === 0 ? [] : instances.map((i) => [formatUtcMs(i.originalUtcMs), i]));
     const removed = existing.filter((e) => !wanted.has(e.originalStartUtc));
     const kept = existing.filter((e) => wanted.has(e.originalStartUtc));
-    await tx.series.removeOccurrences(removed.map((e) => e.id));
+    await tx.series.removeOccurrences(removed);
     if (master.kind !== 'series') await tx.events.update(masterId, {}, { kind: 'series', seriesId: null });
     await tx.series.save({
       id: masterId,
@@ -193,7 +195,9 @@ export class SeriesKeeper {
     await this.follow(tx, masterId, kept, o);
     if (o.datesChanged) {
       const moved = kept.filter((e) => !e.overrides.includes('dates'));
-      await tx.series.setDates(moved.map((e) => ({ id: e.id, dates: datesOf(wanted.get(e.originalStartUtc) as Instance, frame) })));
+      await tx.series.setDates(
+        moved.map((e) => ({ id: e.id, ownRows: e.ownRows, dates: datesOf(wanted.get(e.originalStartUtc) as Instance, frame) })),
+      );
     }
     const had = new Set(existing.map((e) => e.originalStartUtc));
     await this.create(tx, masterId, had.size === 0 ? instances : instances.filter((i) => !had.has(formatUtcMs(i.originalUtcMs))), frame);
@@ -213,7 +217,8 @@ export class SeriesKeeper {
   ): Promise<void> {
     if (o.fields !== 'none' && kept.length > 0) await tx.series.follow(masterId, kept, o.fields === 'all' ? undefined : o.fields);
     for (const what of o.relink) {
-      const copies = kept.filter((e) => !e.overrides.includes(what) && (what === 'organizers' || hasOwnTerms(e)));
+      // (a plain occurrence reads its master's links: nothing to copy)
+      const copies = kept.filter((e) => e.ownRows && !e.overrides.includes(what) && (what === 'organizers' || hasOwnTerms(e)));
       await tx.series.copyLinks(
         masterId,
         copies.map((e) => e.id),
@@ -223,12 +228,10 @@ export class SeriesKeeper {
   }
 
   private async create(tx: Storage, masterId: number, instances: readonly Instance[], frame: SeriesFrame): Promise<void> {
-    const ids = await tx.series.allocateIds(instances.length);
-    const items: NewOccurrence[] = instances.map((i, n) => {
+    const items: NewOccurrence[] = instances.map((i) => {
       const dates = datesOf(i, frame);
       // (an instance starts where its rule put it but out of a gap: the same strings, made once)
       return {
-        id: ids[n],
         originalStartUtc: i.originalUtcMs === i.startUtcMs ? dates.startUtc : formatUtcMs(i.originalUtcMs),
         originalStart: i.originalWall === i.startWall ? dates.startDate : formatWall(i.originalWall),
         dates,

@@ -60,15 +60,21 @@ export interface Dialect {
   readonly foldsEveryScript: boolean;
   /**
    * Inside a write transaction: `n` new post ids, in increasing order, never given before (a series' occurrences
-   * are inserted many at a time with their ids known up front).
+   * are inserted many at a time with their ids known up front), where `nextPostId` is null.
    */
   allocatePostIds(trx: Kysely<Database>, n: number): Promise<number[]>;
   /**
-   * Rows handed to a statement as one JSON parameter, read back as a derived table `v` with these columns (a
-   * series' ~1,800 occurrences in one statement: no statement text that grows with the rows, so it is prepared
-   * once, and no parameter list to bind or to build as query nodes).
+   * An expression that takes the next post id inside a statement, row by row (PostgreSQL's sequence: a series'
+   * ~1,800 ids without a round trip of their own); null where ids are allocated beforehand (allocatePostIds).
    */
-  jsonRows(rows: readonly (readonly JsonCell[])[], columns: readonly JsonColumn[]): RawBuilder<unknown>;
+  readonly nextPostId: RawBuilder<number> | null;
+  /**
+   * Rows handed to a statement as parameters, read back in order as a table `v` with these columns, to use in a
+   * FROM clause (a series' ~1,800 occurrences in one statement: no statement text that grows with the rows, so it
+   * is prepared once, and no parameter list to bind or to build as query nodes). SQLite: one JSON parameter;
+   * PostgreSQL: a typed array a column, unnested side by side.
+   */
+  bulkRows(rows: readonly (readonly JsonCell[])[], columns: readonly JsonColumn[]): RawBuilder<unknown>;
   /**
    * The most rows a statement that copies many (a series' occurrences) should write. SQLite keeps the original of
    * every page a statement changes until the statement ends, in memory (its statement journal, which a statement
@@ -107,6 +113,8 @@ export interface Dialect {
   /** `seriesAware`: leave series masters out (migration 0006 on); false only for migration 0003, before `kind`. */
   createDayCountTriggers(db: Kysely<any>, seriesAware?: boolean): Promise<void>;
   dropDayCountTriggers(db: Kysely<any>): Promise<void>;
+  /** Triggers on `occurrences` that count plain occurrences in `event_day_counts` (see migration 0023). */
+  createOccurrenceDayCountTriggers(db: Kysely<any>): Promise<void>;
   /** Removes them again (bulk loads, which bump the version once at the end instead). */
   dropVersionTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;
   /** Settings for a bulk load on this connection (more cache, fewer syncs); undone by `endBulkLoad`. */

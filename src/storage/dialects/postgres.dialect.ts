@@ -138,9 +138,13 @@ export class PostgresDialect implements Dialect {
     return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
   }
 
-  jsonRows(rows: readonly (readonly JsonCell[])[], columns: readonly JsonColumn[]) {
-    const picked = columns.map((c, i) => `cast(e ->> ${i} as ${c.type}) as ${c.name}`).join(', ');
-    return sql`(select ${sql.raw(picked)} from json_array_elements(cast(${JSON.stringify(rows)} as json)) e) as v`;
+  readonly nextPostId = sql<number>`nextval(pg_get_serial_sequence('posts', 'id'))`;
+
+  bulkRows(rows: readonly (readonly JsonCell[])[], columns: readonly JsonColumn[]) {
+    // a typed array a column: PostgreSQL reads its own arrays faster than JSON's text (a daily series' 1,823 new
+    // occurrences with their dates, pkey only: 13.4 ms from one JSON parameter, 6.9 ms from arrays)
+    const arrays = columns.map((c, i) => sql`cast(${rows.map((r) => r[i])} as ${sql.raw(c.type)}[])`);
+    return sql`unnest(${sql.join(arrays)}) as v(${sql.raw(columns.map((c) => c.name).join(', '))})`;
   }
 
   jsonIds(ids: readonly number[]) {
@@ -358,6 +362,34 @@ export class PostgresDialect implements Dialect {
          execute function keep_event_day_counts()`,
       )
       .execute(db);
+  }
+
+  /**
+   * The day counts of plain occurrences (migration 0023). Per statement for every operation: their writes come a
+   * series at a time (~1,800 rows for a daily one: its creation, a new status or new times for all of them).
+   */
+  async createOccurrenceDayCountTriggers(db: Kysely<any>): Promise<void> {
+    const key = (row: string) => `${row}.status, ${row}.hidden, substr(${row}.start_date, 1, 10), substr(${row}.end_date, 1, 10)`;
+    const plain = (row: string) => `${row}.own_rows = 0 and ${row}.state = 'active'`;
+    const add = (table: string) => `
+      insert into event_day_counts (status, hidden, start_day, end_day, n)
+      select ${key('r')}, count(*) from ${table} r where ${plain('r')}
+      group by ${key('r')} order by ${key('r')}
+      on conflict (status, hidden, start_day, end_day) do update set n = event_day_counts.n + excluded.n;`;
+    const remove = (table: string) => `
+      update event_day_counts d set n = d.n - o.n
+      from (select ${key('r')}, count(*) as n from ${table} r where ${plain('r')} group by ${key('r')}) as o (status, hidden, start_day, end_day, n)
+      where d.status = o.status and d.hidden = o.hidden and d.start_day = o.start_day and d.end_day = o.end_day;`;
+    const fn = (name: string, body: string) =>
+      sql.raw(`create or replace function ${name}() returns trigger language plpgsql as $$ begin ${body} return null; end $$`).execute(db);
+    await fn('add_occurrence_day_counts', add('new_rows'));
+    await fn('remove_occurrence_day_counts', remove('old_rows'));
+    await fn('keep_occurrence_day_counts', remove('old_rows') + add('new_rows'));
+    const trigger = (name: string, op: string, tables: string, fnName: string) =>
+      sql.raw(`create trigger ${name} after ${op} on occurrences referencing ${tables} for each statement execute function ${fnName}()`).execute(db);
+    await trigger('occurrences_day_counts_insert', 'insert', 'new table as new_rows', 'add_occurrence_day_counts');
+    await trigger('occurrences_day_counts_delete', 'delete', 'old table as old_rows', 'remove_occurrence_day_counts');
+    await trigger('occurrences_day_counts_update', 'update', 'old table as old_rows new table as new_rows', 'keep_occurrence_day_counts');
   }
 
   async dropDayCountTriggers(db: Kysely<any>): Promise<void> {

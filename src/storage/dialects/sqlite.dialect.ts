@@ -157,15 +157,22 @@ export class SqliteDialect implements Dialect {
     return col.primaryKey().autoIncrement();
   }
 
-  /** AUTOINCREMENT's counter: the transaction holds the write lock, and inserting the ids moves it on. */
+  /**
+   * AUTOINCREMENT's counter, moved on past the ids given: the transaction holds the write lock, and plain
+   * occurrences (migration 0023) take ids without a `posts` row, so inserting them does not move it.
+   */
   async allocatePostIds(trx: Kysely<Database>, n: number): Promise<number[]> {
     const { rows } = await sql<{ last: number | null }>`
       select max(coalesce((select seq from sqlite_sequence where name = 'posts'), 0), coalesce((select max(id) from posts), 0)) as last`.execute(trx);
     const last = Number(rows[0]?.last ?? 0);
+    const moved = await sql`update sqlite_sequence set seq = ${last + n} where name = 'posts'`.execute(trx);
+    if (Number(moved.numAffectedRows ?? 0) === 0) await sql`insert into sqlite_sequence (name, seq) values ('posts', ${last + n})`.execute(trx);
     return Array.from({ length: n }, (_, i) => last + 1 + i);
   }
 
-  jsonRows(rows: readonly (readonly JsonCell[])[], columns: readonly JsonColumn[]) {
+  readonly nextPostId = null;
+
+  bulkRows(rows: readonly (readonly JsonCell[])[], columns: readonly JsonColumn[]) {
     const picked = columns.map((c, i) => `value ->> ${i} as ${c.name}`).join(', ');
     return sql`(select ${sql.raw(picked)} from json_each(${JSON.stringify(rows)})) as v`;
   }
@@ -358,6 +365,25 @@ export class SqliteDialect implements Dialect {
       .raw(
         `create trigger events_update_day_count after update of status, hide_from_listings, start_date, end_date${seriesAware ? ', kind' : ''} on events
          begin ${remove('old')} ${add('new')} end`,
+      )
+      .execute(db);
+  }
+
+  async createOccurrenceDayCountTriggers(db: Kysely<any>): Promise<void> {
+    const plain = (row: string) => `${row}.own_rows = 0 and ${row}.state = 'active'`;
+    const add = `insert into event_day_counts (status, hidden, start_day, end_day, n)
+       select new.status, new.hidden, substr(new.start_date, 1, 10), substr(new.end_date, 1, 10), 1
+       where ${plain('new')}
+       on conflict (status, hidden, start_day, end_day) do update set n = n + 1;`;
+    const remove = `update event_day_counts set n = n - 1
+       where ${plain('old')} and status = old.status and hidden = old.hidden
+         and start_day = substr(old.start_date, 1, 10) and end_day = substr(old.end_date, 1, 10);`;
+    await sql.raw(`create trigger occurrences_insert_day_count after insert on occurrences begin ${add} end`).execute(db);
+    await sql.raw(`create trigger occurrences_delete_day_count after delete on occurrences begin ${remove} end`).execute(db);
+    await sql
+      .raw(
+        `create trigger occurrences_update_day_count after update of status, hidden, start_date, end_date, state, own_rows on occurrences
+         begin ${remove} ${add} end`,
       )
       .execute(db);
   }

@@ -26,6 +26,7 @@ import { byteOrderKeys } from './0019-byte-order-keys.migration.js';
 import { namedTypesTitleIndex } from './0020-named-types-title-index.migration.js';
 import { eventsFillfactor } from './0021-events-fillfactor.migration.js';
 import { sqliteEventDateIndexes } from './0022-sqlite-event-date-indexes.migration.js';
+import { plainOccurrences } from './0023-plain-occurrences.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -55,6 +56,7 @@ export const MIGRATIONS: readonly Migration[] = [
   namedTypesTitleIndex,
   eventsFillfactor,
   sqliteEventDateIndexes,
+  plainOccurrences,
 ];
 
 /** Applies the pending migrations; returns the names applied. */

@@ -18,6 +18,7 @@ import { NAMED_TYPES_CONDITION } from '../migrations/0020-named-types-title-inde
 import { type Codec, type ColumnMap, columnMap, flag, nullableNumber } from './columns.js';
 import { likeContains } from './like.js';
 import { caseInsensitiveEquals, needsUnindexedLookup } from './name-match.js';
+import { plainEvents } from './plain-occurrences.js';
 import { postColumns, postFromRow } from './post.store.js';
 
 type DetailsTables = { venue: VenuesTable; organizer: OrganizersTable };
@@ -244,33 +245,55 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
       const tokens = f.searchTokens.map((t) => t.toLowerCase());
       c.push(eb.or(this.searched.map((col) => eb.and(tokens.map((token) => likeContains(this.dialect.lower(sql.ref(col)), token, 'contains'))))));
     }
-    // this record's events, as `lp` (the event's post) and `le` (its events row), narrowed by `where`
-    const linked = (where: (e: ExpressionBuilder<LinkedEvents, 'le' | 'lp'>) => Expression<SqlBool>) =>
-      this.type === 'venue'
-        ? // (no NULLs in the list: `not in` a list holding NULL is never true, and has_events=false needs it)
-          eb(
-            'posts.id',
-            'in',
+    // this record's events, as `lp` (the event's post) and `le` (its events row), narrowed by `where`: those with
+    // rows of their own, and plain occurrences (migration 0023: `le` their dates and status over their series'
+    // details, `lp` their series' post)
+    const plain = sql<EventsTable>`${sql.raw(plainEvents(this.dialect))}`.as('le');
+    const linked = (where: (e: ExpressionBuilder<LinkedEvents, 'le' | 'lp'>) => Expression<SqlBool>) => {
+      const narrowed = (e: unknown) => where(e as ExpressionBuilder<LinkedEvents, 'le' | 'lp'>);
+      if (this.type === 'venue') {
+        // (no NULLs in the list: `not in` a list holding NULL is never true, and has_events=false needs it)
+        return eb(
+          'posts.id',
+          'in',
+          eb
+            .selectFrom('events as le')
+            .innerJoin('posts as lp', 'lp.id', 'le.post_id')
+            .select('le.venue_id')
+            .where('le.venue_id', 'is not', null)
+            .where(narrowed)
+            .unionAll(
+              eb
+                .selectFrom(plain)
+                .innerJoin('posts as lp', 'lp.id', 'le.series_id')
+                .select('le.venue_id')
+                .where('le.venue_id', 'is not', null)
+                .where(narrowed),
+            ),
+        );
+      }
+      return eb(
+        'posts.id',
+        'in',
+        eb
+          .selectFrom('event_organizers as lo')
+          .innerJoin('posts as lp', 'lp.id', 'lo.event_id')
+          .innerJoin('events as le', 'le.post_id', 'lo.event_id')
+          .select('lo.organizer_id')
+          // (this subquery has `lo` too; the condition reads only `le` and `lp`)
+          .where(narrowed)
+          .unionAll(
             eb
-              .selectFrom('events as le')
-              .innerJoin('posts as lp', 'lp.id', 'le.post_id')
-              .select('le.venue_id')
-              .where('le.venue_id', 'is not', null)
-              .where(where),
-          )
-        : eb(
-            'posts.id',
-            'in',
-            eb
-              .selectFrom('event_organizers as lo')
-              .innerJoin('posts as lp', 'lp.id', 'lo.event_id')
-              .innerJoin('events as le', 'le.post_id', 'lo.event_id')
+              .selectFrom(plain)
+              .innerJoin('event_organizers as lo', 'lo.event_id', 'le.series_id')
+              .innerJoin('posts as lp', 'lp.id', 'le.series_id')
               .select('lo.organizer_id')
-              // (this subquery has `lo` too; the condition reads only `le` and `lp`)
-              .where((e) => where(e as unknown as ExpressionBuilder<LinkedEvents, 'le' | 'lp'>)),
-          );
+              .where(narrowed),
+          ),
+      );
+    };
     const event = f.event;
-    if (event !== undefined) c.push(linked((e) => e('lp.id', '=', event)));
+    if (event !== undefined) c.push(linked((e) => e('le.post_id', '=', event)));
     if (f.hasEvents !== undefined) {
       const having = linked((e) => e('lp.status', 'not in', ['draft', 'pending', 'auto-draft']));
       c.push(f.hasEvents ? having : eb.not(having));

@@ -1,7 +1,8 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, type SqlBool, sql } from 'kysely';
 import type { PostFields, PostType } from '../../domain/posts/post.js';
 import type { Database, PostsTable } from '../database.js';
 import { type Codec, columnMap } from './columns.js';
+import { PLAIN } from './plain-occurrences.js';
 
 /** A lineage of global ids as a JSON array; null (and an empty list) as SQL null. */
 const lineage: Codec<readonly string[] | null | undefined, string | null> = {
@@ -47,10 +48,9 @@ export interface PostAccessRow {
 export class PostStore {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** The type of the post with this id, or undefined when there is none. */
+  /** The type of the post with this id (a plain occurrence's is its series'), or undefined when there is none. */
   async typeOf(id: number): Promise<PostType | undefined> {
-    const row = await this.db.selectFrom('posts').select('type').where('id', '=', id).executeTakeFirst();
-    return row?.type;
+    return (await this.findAccess(id))?.type;
   }
 
   async findAccess(id: number): Promise<PostAccessRow | undefined> {
@@ -59,10 +59,20 @@ export class PostStore {
 
   async findAccessMany(ids: readonly number[]): Promise<PostAccessRow[]> {
     if (ids.length === 0) return [];
+    const these = [...new Set(ids)];
     const rows = await this.db
       .selectFrom('posts')
       .select(['id', 'type', 'author_id', 'status', 'status_before_trash'])
-      .where('id', 'in', [...new Set(ids)])
+      .where('id', 'in', these)
+      .unionAll(
+        // a plain occurrence (migration 0023) is its series' post with its own id and status
+        this.db
+          .selectFrom('occurrences as o')
+          .innerJoin('posts as p', 'p.id', 'o.series_id')
+          .select(['o.id', 'p.type', 'p.author_id', 'o.status', 'p.status_before_trash'])
+          .where('o.id', 'in', these)
+          .where(sql<SqlBool>`${sql.raw(PLAIN)}`),
+      )
       .execute();
     return rows.map((row) => ({
       id: row.id,

@@ -1,11 +1,17 @@
 /**
- * Recurring series (migration 0006): the rule beside a master, the occurrence ids a series ever gave, and the
- * bulk writes that keep each occurrence's post and event rows a copy of its master's (FEATURES.md §1.5).
+ * Recurring series (migrations 0006, 0023): the rule beside a master, the occurrence ids a series ever gave, and
+ * the bulk writes of its occurrences (FEATURES.md §1.5).
  *
- * An occurrence is written as a copy of its master made in SQL (`insert … select … from the master`), all of a
- * series' at once, their ids and dates handed as one JSON parameter (Dialect.jsonRows): a daily series has
- * ~1,800 occurrences at the default horizon; a statement per row would cost a round trip each on PostgreSQL,
- * and a `values` list of thousands of parameters costs more to build, prepare and bind than the rows to write.
+ * A plain occurrence (one that follows its series in everything but its dates) is one row of `occurrences`:
+ * its dates, and its master's status and hidden flag for the listing index; everything else it reads from the
+ * master (EventStore). An occurrence edited alone or cancelled has `posts` and `events` rows of its own
+ * (`own_rows`), copies of its master's made when that first happens (materialize), which the master's later
+ * writes keep in step but for what the occurrence overrode (follow).
+ *
+ * Rows are written many at once, their dates handed as parameters read back as rows (Dialect.bulkRows): a daily
+ * series has ~1,800 occurrences at the default horizon; a statement per row would cost a round trip each on
+ * PostgreSQL, and a `values` list of thousands of parameters costs more to build, prepare and bind than the
+ * rows to write.
  */
 import { type Kysely, sql } from 'kysely';
 import type { EventDetails } from '../../domain/events/event.js';
@@ -13,6 +19,7 @@ import type { EventDates } from '../../domain/events/event-dates.js';
 import type { Database } from '../database.js';
 import type { Dialect, JsonCell, JsonColumn } from '../dialects/dialect.js';
 import { jsonList } from './columns.js';
+import { PLAIN } from './plain-occurrences.js';
 
 export interface SeriesRow {
   readonly id: number;
@@ -33,13 +40,15 @@ export interface OccurrenceRow {
   readonly state: OccurrenceState;
   /** What an edit of this occurrence alone set (see OVERRIDABLE); empty: it follows its series. */
   readonly overrides: readonly string[];
+  /** Whether it has `posts` and `events` rows of its own (else it is plain: its series' but for its dates). */
+  readonly ownRows: boolean;
 }
 
 /** The per-instance values of an occurrence's event row. */
 export type OccurrenceDates = EventDates & Pick<EventDetails, 'allDay'>;
 
+/** A new occurrence (its id is given as it is written: see insertOccurrences). */
 export interface NewOccurrence {
-  readonly id: number;
   readonly originalStartUtc: string;
   readonly originalStart: string;
   readonly dates: OccurrenceDates;
@@ -76,7 +85,16 @@ const DATE_COLUMNS = ['start_date', 'end_date', 'start_utc', 'end_utc', 'timezon
 
 const DATE_TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'integer'] as const;
 
-/** Occurrences' ids and dates, as JSON rows for Dialect.jsonRows: `v.id`, then DATE_COLUMNS by name. */
+/** The dates of a plain occurrence's own (its zone and all-day flag are its master's). */
+const PLAIN_DATE_COLUMNS = ['start_date', 'end_date', 'start_utc', 'end_utc', 'timezone_abbr'] as const;
+
+/** A new occurrence's row for Dialect.bulkRows, but its id (see insertOccurrences). */
+const NEW_OCCURRENCE_COLUMNS: readonly JsonColumn[] = ['original_start_utc', 'original_start', ...PLAIN_DATE_COLUMNS].map((name) => ({
+  name,
+  type: 'text' as const,
+}));
+
+/** Occurrences' ids and dates, as rows for Dialect.bulkRows: `v.id`, then DATE_COLUMNS by name. */
 const datedColumns: readonly JsonColumn[] = [{ name: 'id', type: 'integer' }, ...DATE_COLUMNS.map((name, i) => ({ name, type: DATE_TYPES[i] }))];
 
 function datedRows(items: readonly { id: number; dates: OccurrenceDates }[]): JsonCell[][] {
@@ -107,6 +125,7 @@ const toOccurrence = (r: Record<string, unknown>): OccurrenceRow => ({
   originalStart: String(r.original_start),
   state: r.state as OccurrenceState,
   overrides: jsonList.fromRow(String(r.overrides)),
+  ownRows: Number(r.own_rows) === 1,
 });
 
 export class SeriesStore {
@@ -206,7 +225,7 @@ export class SeriesStore {
       .execute();
   }
 
-  /** Moves occurrences to another series (a split), keeping their ids. */
+  /** Moves occurrences to another series (a split), keeping their ids (and the rows of those that have some). */
   async moveOccurrences(ids: readonly number[], seriesId: number): Promise<void> {
     if (ids.length === 0) return;
     const these = this.dialect.jsonIds(ids);
@@ -220,9 +239,8 @@ export class SeriesStore {
   }
 
   /**
-   * New occurrences of a master: their ids, post and event rows (copies of the master's with their own dates)
-   * and organizers (copies of the master's). Their categories and tags are the master's, read through it
-   * (`shared_terms`): no links of their own until an edit of one overrides them (see ownTerms).
+   * New occurrences of a master, plain: a row of `occurrences` each, with its dates and the master's status and
+   * hidden flag. Their post, details and links are the master's until an edit of one gives it its own (materialize).
    */
   insertOccurrences(masterId: number, items: readonly NewOccurrence[]): Promise<void> {
     return this.inBatches(items, (some) => this.insertSomeOccurrences(masterId, some));
@@ -234,79 +252,140 @@ export class SeriesStore {
     for (let i = 0; i < items.length; i += step) await write(items.length <= step ? items : items.slice(i, i + step));
   }
 
+  /** The items' rows, with new post ids in the order of the items (Dialect.nextPostId, else allocatePostIds). */
   private async insertSomeOccurrences(masterId: number, items: readonly NewOccurrence[]): Promise<void> {
-    const db = this.db;
-    const ids = this.dialect.jsonRows(
-      items.map((o) => [o.id]),
-      [{ name: 'id', type: 'integer' }],
+    const inline = this.dialect.nextPostId;
+    const ids = inline ? undefined : await this.dialect.allocatePostIds(this.db, items.length);
+    const rows = this.dialect.bulkRows(
+      items.map((o, i) => [
+        ...(ids ? [ids[i]] : []),
+        o.originalStartUtc,
+        o.originalStart,
+        o.dates.startDate,
+        o.dates.endDate,
+        o.dates.startUtc,
+        o.dates.endUtc,
+        o.dates.timezoneAbbr,
+      ]),
+      ids ? [{ name: 'id', type: 'integer' }, ...NEW_OCCURRENCE_COLUMNS] : NEW_OCCURRENCE_COLUMNS,
     );
     await sql`
+      insert into occurrences (id, series_id, original_start_utc, original_start, state, overrides, own_rows, status, hidden,
+                               start_date, end_date, start_utc, end_utc, timezone_abbr)
+      select ${inline ?? sql`v.id`}, m.post_id, v.original_start_utc, v.original_start, 'active', '[]', 0, m.status, m.hide_from_listings,
+             v.start_date, v.end_date, v.start_utc, v.end_utc, v.timezone_abbr
+      from events m cross join ${rows}
+      where m.post_id = ${masterId}`.execute(this.db);
+  }
+
+  /**
+   * Gives plain occurrences rows of their own — a post and an event row, copies of their master's with their own
+   * dates, status and parent, and copies of its organizers (their categories and tags stay the master's: see
+   * ownTerms) — before an edit of one alone or its cancellation writes them. The post starts at the master's
+   * version, which the occurrence answered with until now (a conditional write compares it).
+   */
+  async materialize(ids: readonly number[]): Promise<void> {
+    if (ids.length === 0) return;
+    const found = await sql<{ id: number }>`select o.id from occurrences o where o.id in ${this.dialect.jsonIds(ids)} and ${sql.raw(PLAIN)}`.execute(
+      this.db,
+    );
+    if (found.rows.length === 0) return;
+    const plain = this.dialect.jsonIds(found.rows.map((r) => Number(r.id)));
+    await sql`
       insert into posts (id, type, status, status_before_trash, author_id, title, content, excerpt, slug, password,
-                         parent_id, menu_order, image_id, date, date_utc, modified, modified_utc)
-      select v.id, p.type, p.status, p.status_before_trash, p.author_id, p.title, p.content, p.excerpt, p.slug,
-             p.password, p.id, p.menu_order, p.image_id, p.date, p.date_utc, p.modified, p.modified_utc
-      from posts p cross join ${ids}
-      where p.id = ${masterId}`.execute(db);
+                         parent_id, menu_order, image_id, date, date_utc, modified, modified_utc, version)
+      select o.id, p.type, o.status, p.status_before_trash, p.author_id, p.title, p.content, p.excerpt, p.slug,
+             p.password, p.id, p.menu_order, p.image_id, p.date, p.date_utc, p.modified, p.modified_utc, p.version
+      from occurrences o inner join posts p on p.id = o.series_id
+      where o.id in ${plain}`.execute(this.db);
     await sql`
       insert into events (post_id, status, start_date, end_date, start_utc, end_utc, timezone, timezone_abbr, all_day,
                           cost, currency_symbol, currency_code, currency_position, website, show_map, show_map_link,
                           hide_from_listings, featured, venue_id, custom_fields, kind, series_id, shared_terms)
-      select v.id, m.status, v.start_date, v.end_date, v.start_utc, v.end_utc, v.timezone, v.timezone_abbr, v.all_day,
+      select o.id, o.status, o.start_date, o.end_date, o.start_utc, o.end_utc, m.timezone, o.timezone_abbr, m.all_day,
              m.cost, m.currency_symbol, m.currency_code, m.currency_position, m.website, m.show_map, m.show_map_link,
-             m.hide_from_listings, m.featured, m.venue_id, m.custom_fields, 'occurrence', m.post_id, 1
-      from events m cross join ${this.dialect.jsonRows(datedRows(items), datedColumns)}
-      where m.post_id = ${masterId}`.execute(db);
+             o.hidden, m.featured, m.venue_id, m.custom_fields, 'occurrence', m.post_id, 1
+      from occurrences o inner join events m on m.post_id = o.series_id
+      where o.id in ${plain}`.execute(this.db);
     await sql`
       insert into event_organizers (event_id, organizer_id, position)
-      select v.id, o.organizer_id, o.position from event_organizers o cross join ${ids} where o.event_id = ${masterId}`.execute(db);
-    const occurrences = this.dialect.jsonRows(
-      items.map((o) => [o.id, o.originalStartUtc, o.originalStart]),
-      [
-        { name: 'id', type: 'integer' },
-        { name: 'original_start_utc', type: 'text' },
-        { name: 'original_start', type: 'text' },
-      ],
-    );
-    await sql`
-      insert into occurrences (id, series_id, original_start_utc, original_start, state, overrides)
-      select v.id, ${masterId}, v.original_start_utc, v.original_start, 'active', '[]' from ${occurrences}`.execute(db);
+      select o.id, l.organizer_id, l.position from occurrences o inner join event_organizers l on l.event_id = o.series_id
+      where o.id in ${plain}`.execute(this.db);
+    await sql`update occurrences set own_rows = 1 where id in ${plain}`.execute(this.db);
   }
 
-  /** Occurrences whose instance left the rule: their rows go (links with them), their ids stay, as gone. */
-  async removeOccurrences(ids: readonly number[]): Promise<void> {
-    if (ids.length === 0) return;
-    const these = this.dialect.jsonIds(ids);
-    await this.db.deleteFrom('term_relationships').where('post_id', 'in', these).execute();
-    await this.db.deleteFrom('event_organizers').where('event_id', 'in', these).execute();
-    await this.db.deleteFrom('events').where('post_id', 'in', these).execute();
-    await this.db.deleteFrom('posts').where('id', 'in', these).execute();
-    await this.setState(ids, 'gone');
+  /** Plain occurrences of these masters take their master's status again (scheduled series published when due). */
+  async followStatus(masterIds: readonly number[]): Promise<void> {
+    if (masterIds.length === 0) return;
+    await sql`
+      update occurrences set status = (select m.status from events m where m.post_id = occurrences.series_id)
+      where series_id in (${this.dialect.jsonIds(masterIds)}) and own_rows = 0 and state = 'active'`.execute(this.db);
+  }
+
+  /** Occurrences whose instance left the rule: the rows of those that have some go (links with them), the ids stay, as gone. */
+  async removeOccurrences(occurrences: readonly Pick<OccurrenceRow, 'id' | 'ownRows'>[]): Promise<void> {
+    if (occurrences.length === 0) return;
+    const owning = occurrences.filter((o) => o.ownRows).map((o) => o.id);
+    if (owning.length > 0) {
+      const these = this.dialect.jsonIds(owning);
+      await this.db.deleteFrom('term_relationships').where('post_id', 'in', these).execute();
+      await this.db.deleteFrom('event_organizers').where('event_id', 'in', these).execute();
+      await this.db.deleteFrom('events').where('post_id', 'in', these).execute();
+      await this.db.deleteFrom('posts').where('id', 'in', these).execute();
+    }
+    await this.db
+      .updateTable('occurrences')
+      .set({ state: 'gone', own_rows: 0 })
+      .where('id', 'in', this.dialect.jsonIds(occurrences.map((o) => o.id)))
+      .execute();
   }
 
   /** New dates for occurrences (a changed length, or instances moved by a rule change). */
-  setDates(items: readonly { id: number; dates: OccurrenceDates }[]): Promise<void> {
-    return this.inBatches(items, (some) => this.setSomeDates(some));
+  async setDates(items: readonly { id: number; ownRows: boolean; dates: OccurrenceDates }[]): Promise<void> {
+    await this.inBatches(
+      items.filter((o) => !o.ownRows),
+      (some) => this.setSomeDates('occurrences', some),
+    );
+    await this.inBatches(
+      items.filter((o) => o.ownRows),
+      (some) => this.setSomeDates('events', some),
+    );
   }
 
-  private async setSomeDates(items: readonly { id: number; dates: OccurrenceDates }[]): Promise<void> {
+  private async setSomeDates(table: 'occurrences' | 'events', items: readonly { id: number; dates: OccurrenceDates }[]): Promise<void> {
+    const dated = this.dialect.bulkRows(datedRows(items), datedColumns);
+    const ids = this.dialect.jsonIds(items.map((o) => o.id));
+    if (table === 'occurrences') {
+      // (a plain occurrence's zone and all-day flag are its master's)
+      await sql`
+        update occurrences set (${sql.raw(PLAIN_DATE_COLUMNS.join(', '))}) = (select ${sql.raw(PLAIN_DATE_COLUMNS.map((c) => `v.${c}`).join(', '))} from ${dated} where v.id = occurrences.id)
+        where id in (${ids})`.execute(this.db);
+      return;
+    }
     const cols = sql.raw(DATE_COLUMNS.join(', '));
     const picked = sql.raw(DATE_COLUMNS.map((c) => `v.${c}`).join(', '));
-    const dated = this.dialect.jsonRows(datedRows(items), datedColumns);
     await sql`
       update events set (${cols}) = (select ${picked} from ${dated} where v.id = events.post_id)
-      where post_id in (${this.dialect.jsonIds(items.map((o) => o.id))})`.execute(this.db);
+      where post_id in (${ids})`.execute(this.db);
   }
 
   /**
-   * Copies the master's fields onto its occurrences: every field onto those that follow it, and onto each
-   * exception what it did not override. Cancelled occurrences keep their status. `changed`: the master's
-   * record properties that changed (camelCase, e.g. `venueId`); only their columns are copied, so a rename
-   * rewrites titles and leaves the indexed columns (and the day counts' triggers) alone. Absent: every column.
+   * Copies the master's fields onto its occurrences: every field onto those with rows of their own that follow
+   * it, and onto each exception what it did not override; plain occurrences take its status and hidden flag (the
+   * rest they read from it). Cancelled occurrences keep their status. `changed`: the master's record properties
+   * that changed (camelCase, e.g. `venueId`); only their columns are copied, so a rename rewrites titles and
+   * leaves the indexed columns (and the day counts' triggers) alone. Absent: every column.
    */
   async follow(masterId: number, occurrences: readonly OccurrenceRow[], changed?: ReadonlySet<string>): Promise<void> {
     const wanted = (column: string) => !changed || changed.has(column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()));
+    if (occurrences.some((o) => !o.ownRows) && (wanted('status') || wanted('hide_from_listings'))) {
+      await sql`
+        update occurrences set (status, hidden) = (select m.status, m.hide_from_listings from events m where m.post_id = ${masterId})
+        where series_id = ${masterId} and own_rows = 0 and state = 'active'`.execute(this.db);
+    }
     const groups = new Map<string, number[]>();
     for (const o of occurrences) {
+      if (!o.ownRows) continue;
       const key =
         o.overrides.length === 0 ? (o.state === 'cancelled' ? 'cancelled' : '') : JSON.stringify([o.state === 'cancelled', [...o.overrides].sort()]);
       const group = groups.get(key);
@@ -367,7 +446,7 @@ export class SeriesStore {
   async copyLinks(masterId: number, ids: readonly number[], what: 'categories' | 'tags' | 'organizers'): Promise<void> {
     if (ids.length === 0) return;
     const these = this.dialect.jsonIds(ids);
-    const v = this.dialect.jsonRows(
+    const v = this.dialect.bulkRows(
       ids.map((id) => [id]),
       [{ name: 'id', type: 'integer' }],
     );
@@ -386,10 +465,5 @@ export class SeriesStore {
       insert into term_relationships (post_id, term_id)
       select v.id, r.term_id from term_relationships r cross join ${v}
       where r.post_id = ${masterId} and r.term_id in (select id from terms where taxonomy = ${taxonomy})`.execute(this.db);
-  }
-
-  /** The post ids to give new occurrences (see Dialect.allocatePostIds). */
-  allocateIds(n: number): Promise<number[]> {
-    return n === 0 ? Promise.resolve([]) : this.dialect.allocatePostIds(this.db, n);
   }
 }

@@ -20,6 +20,7 @@ type TermFieldsRow = Pick<TermsTable, 'taxonomy' | 'name' | 'slug' | 'descriptio
 
 import type { Dialect } from '../dialects/dialect.js';
 import { likeContains } from './like.js';
+import { PLAIN } from './plain-occurrences.js';
 import { Statement, statementSet } from './statement.js';
 
 /** The statements of the event write path (see Statement). */
@@ -279,9 +280,14 @@ export class TermStore {
       if (query.modifiedBefore !== undefined) conditions.push(eb('terms.modified_at', '<', query.modifiedBefore));
       if (query.post !== undefined) {
         const post = query.post;
-        // an occurrence without terms of its own carries its series'
+        // an occurrence without terms of its own carries its series' (a plain one has no events row: migration 0023)
         const carrier = eb.fn.coalesce(
           eb.selectFrom('events').select('series_id').where('post_id', '=', post).where('shared_terms', '=', 1),
+          eb
+            .selectFrom('occurrences as o')
+            .select('o.series_id')
+            .where('o.id', '=', post)
+            .where(sql<SqlBool>`${sql.raw(PLAIN)}`),
           eb.val(post),
         );
         conditions.push(eb('terms.id', 'in', eb.selectFrom('term_relationships').select('term_id').where('post_id', '=', carrier)));

@@ -254,7 +254,7 @@ export class WebhookStore {
         .insertInto('webhook_attempts')
         .values(chunk.map((s) => s.attempt))
         .execute();
-      const v = this.dialect.jsonRows(
+      const v = this.dialect.bulkRows(
         chunk.map((s) => [s.attempt.delivery_id, s.owner, s.attempt.status, s.nowMs]),
         [
           { name: 'id', type: 'integer' },

@@ -115,6 +115,8 @@ export class BatchWriter {
       if (!this.dryRun) {
         // the map rows and lineages of the whole batch, a statement per hundred rows rather than one each
         await tx.importMap.saveMany(this.scope, rows, postStamp(Date.now(), 'UTC').utc);
+        // (an occurrence with a lineage of its own is no longer its series' in all but its dates: it gets rows)
+        await tx.series.materialize(lineages.map(([id]) => id));
         await tx.importMap.setLineages(lineages);
         const byKind = new Map<string, string[]>();
         for (const u of seen) byKind.set(u.kind, [...(byKind.get(u.kind) ?? []), u.remoteId]);
