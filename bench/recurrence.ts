@@ -167,13 +167,20 @@ async function makeSeries(base: string, count: number): Promise<number> {
   return occurrences;
 }
 
+/** Single events and occurrences: `events` rows but masters, and plain occurrences (migration 0023), which have none. */
 async function countOccurrences(storage: Storage): Promise<number> {
   const row = await storage.db
     .selectFrom('events')
     .select((e) => e.fn.countAll<number>().as('n'))
     .where('kind', '<>', 'series')
     .executeTakeFirstOrThrow();
-  return Number(row.n);
+  const plain = await storage.db
+    .selectFrom('occurrences')
+    .select((e) => e.fn.countAll<number>().as('n'))
+    .where('own_rows', '=', 0)
+    .where('state', '=', 'active')
+    .executeTakeFirstOrThrow();
+  return Number(row.n) + Number(plain.n);
 }
 
 /**
@@ -193,14 +200,27 @@ async function fetchGet(base: string, url: string) {
 async function readQueries(app: App, storage: Storage, base?: string) {
   const get = (url: string) => (base ? fetchGet(base, url) : inject(app, 'GET', url));
   const month = new Date(Date.now() + 60 * 86_400_000).toISOString().slice(0, 7);
-  const one = await storage.db
-    .selectFrom('events')
-    .select('post_id')
-    .where('kind', '<>', 'series')
+  // the newest published event or occurrence: in the series dataset an occurrence of the last series (a plain
+  // one, migration 0023, has no `events` row of its own), in the singles dataset the last single
+  const plain = await storage.db
+    .selectFrom('occurrences')
+    .select('id as post_id')
+    .where('own_rows', '=', 0)
+    .where('state', '=', 'active')
     .where('status', '=', 'publish')
-    .orderBy('post_id', 'desc')
+    .orderBy('id', 'desc')
     .limit(1)
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+  const one =
+    plain ??
+    (await storage.db
+      .selectFrom('events')
+      .select('post_id')
+      .where('kind', '<>', 'series')
+      .where('status', '=', 'publish')
+      .orderBy('post_id', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow());
   const queries: Record<string, string> = {
     default_list: `${NS}/events`,
     month_window: `${NS}/events?start_date=${month}-01&end_date=${month}-28&per_page=50`,

@@ -69,7 +69,7 @@ export const plainOccurrences: Migration = {
 
     const where = sql`own_rows = 0 and state = 'active'`;
     await sql`create index occurrences_listing on occurrences (start_date, id, status, hidden, end_date) where ${where}`.execute(db);
-    await sql`create index occurrences_series_start on occurrences (series_id, start_date) where ${where}`.execute(db);
+    await sql`create index occurrences_series_start on occurrences (series_id, start_date, id) where ${where}`.execute(db);
     await dialect.createOccurrenceDayCountTriggers(db);
     await rebuildDayCounts(db);
   },
