@@ -143,7 +143,7 @@ const statements = statementSet((dialect: Dialect) => ({
     dialect,
     `select ${selectList(readColumns('own'))} from events inner join posts on posts.id = events.post_id where events.post_id = ?
      union all
-     select ${selectList(readColumns('plain'))} from ${plainEvents(dialect)} as events inner join posts on posts.id = events.series_id where events.post_id = ?`,
+     select ${selectList(readColumns('plain'))} from ${plainEvents(dialect, { byId: true })} as events inner join posts on posts.id = events.series_id where events.post_id = ?`,
   ),
   slugTaken: new Statement(
     dialect,
@@ -249,15 +249,15 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
    * occurrences (`plain`), as `events` joined with the post they read (see readColumns), or without the post
    * (`withPost` false: plain occurrences only, for counts that read nothing of it).
    */
-  private from(arm: 'own' | 'plain', withPost = true, ofSeries?: string) {
+  private from(arm: 'own' | 'plain', withPost = true, which: { ofSeries?: string; byId?: boolean } = {}) {
     if (arm === 'own') return ownFrom(this.db);
-    const plain = this.db.selectFrom(sql<EventsTable>`${sql.raw(plainEvents(this.dialect, ofSeries))}`.as('events'));
+    const plain = this.db.selectFrom(sql<EventsTable>`${sql.raw(plainEvents(this.dialect, which))}`.as('events'));
     return (withPost ? plain.innerJoin('posts', 'posts.id', 'events.series_id') : plain) as unknown as ReturnType<typeof ownFrom>;
   }
 
-  /** `from(arm)` with every column a record needs (see readColumns). */
-  private rows(arm: 'own' | 'plain', withText = true) {
-    return this.from(arm).select(readColumns(arm, withText).map(([expr, name]) => sql.raw(expr).as(name)));
+  /** `from(arm)` with every column a record needs (see readColumns), for reads by id. */
+  private rows(arm: 'own' | 'plain') {
+    return this.from(arm, true, { byId: true }).select(readColumns(arm).map(([expr, name]) => sql.raw(expr).as(name)));
   }
 
   /**
@@ -282,7 +282,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     // a page: each series' first rows in the list's order, up to the page's end (an index walk each, then a few
     // hundred rows to merge, where one sort of every occurrence in the window took 111 ms for a category at
     // 1.65M events); a count: all of them
-    const matching = where(pick(this.from(arm, options.withPost, 's.post_id')));
+    const matching = where(pick(this.from(arm, options.withPost, { ofSeries: 's.post_id' })));
     const each = options.page ? orderBy(matching, options.page.order).limit(options.page.end) : matching.offset(0);
     return this.db
       .selectFrom(this.seriesWith(filter).as('s'))

@@ -2,7 +2,7 @@ import { type Kysely, type SqlBool, sql } from 'kysely';
 import type { PostFields, PostType } from '../../domain/posts/post.js';
 import type { Database, PostsTable } from '../database.js';
 import { type Codec, columnMap } from './columns.js';
-import { PLAIN } from './plain-occurrences.js';
+import { PLAIN_BY_ID } from './plain-occurrences.js';
 
 /** A lineage of global ids as a JSON array; null (and an empty list) as SQL null. */
 const lineage: Codec<readonly string[] | null | undefined, string | null> = {
@@ -71,7 +71,7 @@ export class PostStore {
           .innerJoin('posts as p', 'p.id', 'o.series_id')
           .select(['o.id', 'p.type', 'p.author_id', 'o.status', 'p.status_before_trash'])
           .where('o.id', 'in', these)
-          .where(sql<SqlBool>`${sql.raw(PLAIN)}`),
+          .where(sql<SqlBool>`${sql.raw(PLAIN_BY_ID)}`),
       )
       .execute();
     return rows.map((row) => ({

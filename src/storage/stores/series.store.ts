@@ -19,7 +19,7 @@ import type { EventDates } from '../../domain/events/event-dates.js';
 import type { Database } from '../database.js';
 import type { Dialect, JsonCell, JsonColumn } from '../dialects/dialect.js';
 import { jsonList } from './columns.js';
-import { PLAIN } from './plain-occurrences.js';
+import { PLAIN_BY_ID } from './plain-occurrences.js';
 
 export interface SeriesRow {
   readonly id: number;
@@ -286,9 +286,9 @@ export class SeriesStore {
    */
   async materialize(ids: readonly number[]): Promise<void> {
     if (ids.length === 0) return;
-    const found = await sql<{ id: number }>`select o.id from occurrences o where o.id in ${this.dialect.jsonIds(ids)} and ${sql.raw(PLAIN)}`.execute(
-      this.db,
-    );
+    const found = await sql<{
+      id: number;
+    }>`select o.id from occurrences o where o.id in ${this.dialect.jsonIds(ids)} and ${sql.raw(PLAIN_BY_ID)}`.execute(this.db);
     if (found.rows.length === 0) return;
     const plain = this.dialect.jsonIds(found.rows.map((r) => Number(r.id)));
     await sql`

@@ -20,7 +20,7 @@ type TermFieldsRow = Pick<TermsTable, 'taxonomy' | 'name' | 'slug' | 'descriptio
 
 import type { Dialect } from '../dialects/dialect.js';
 import { likeContains } from './like.js';
-import { PLAIN } from './plain-occurrences.js';
+import { PLAIN_BY_ID } from './plain-occurrences.js';
 import { Statement, statementSet } from './statement.js';
 
 /** The statements of the event write path (see Statement). */
@@ -287,7 +287,7 @@ export class TermStore {
             .selectFrom('occurrences as o')
             .select('o.series_id')
             .where('o.id', '=', post)
-            .where(sql<SqlBool>`${sql.raw(PLAIN)}`),
+            .where(sql<SqlBool>`${sql.raw(PLAIN_BY_ID)}`),
           eb.val(post),
         );
         conditions.push(eb('terms.id', 'in', eb.selectFrom('term_relationships').select('term_id').where('post_id', '=', carrier)));
