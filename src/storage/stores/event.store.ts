@@ -119,6 +119,16 @@ const EVENT_READ = [
   'shared_terms',
 ] as const satisfies readonly (keyof EventsTable)[];
 
+/** readColumns as selections, made once (a list built them for every request: ~30 µs of a 1 ms list at 10k events). */
+const SELECTIONS = {
+  own: { text: selections('own', true), summary: selections('own', false) },
+  plain: { text: selections('plain', true), summary: selections('plain', false) },
+};
+
+function selections(arm: 'own' | 'plain', withText: boolean) {
+  return readColumns(arm, withText).map(([expr, name]) => sql.raw(expr).as(name));
+}
+
 const selectList = (columns: readonly [string, string][]) =>
   columns.map(([expr, name]) => (expr === `posts.${name}` || expr === `events.${name}` ? expr : `${expr} as ${name}`)).join(', ');
 
@@ -247,17 +257,17 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
   /**
    * Events with rows of their own (`own`: singles, masters, occurrences edited alone or cancelled) or plain
    * occurrences (`plain`), as `events` joined with the post they read (see readColumns), or without the post
-   * (`withPost` false: plain occurrences only, for counts that read nothing of it).
+   * (`withPost` false: for what reads nothing of it).
    */
   private from(arm: 'own' | 'plain', withPost = true, which: { ofSeries?: string; byId?: boolean } = {}) {
-    if (arm === 'own') return ownFrom(this.db);
+    if (arm === 'own') return withPost ? ownFrom(this.db) : (this.db.selectFrom('events') as unknown as ReturnType<typeof ownFrom>);
     const plain = this.db.selectFrom(sql<EventsTable>`${sql.raw(plainEvents(this.dialect, which))}`.as('events'));
     return (withPost ? plain.innerJoin('posts', 'posts.id', 'events.series_id') : plain) as unknown as ReturnType<typeof ownFrom>;
   }
 
   /** `from(arm)` with every column a record needs (see readColumns), for reads by id. */
   private rows(arm: 'own' | 'plain') {
-    return this.from(arm, true, { byId: true }).select(readColumns(arm).map(([expr, name]) => sql.raw(expr).as(name)));
+    return this.from(arm, true, { byId: true }).select(SELECTIONS[arm].text);
   }
 
   /**
@@ -302,12 +312,15 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
   /** These events, in no particular order (those that exist). */
   async findMany(ids: readonly number[]): Promise<EventRecord[]> {
     if (ids.length === 0) return [];
-    const these = this.dialect.jsonIds(ids);
-    const rows = await this.rows('own')
-      .where('events.post_id', 'in', these)
-      .unionAll(this.rows('plain').where('events.post_id', 'in', these))
-      .execute();
-    return rows.map((r) => toRecord(r as Record<string, unknown>));
+    // events with rows of their own, then plain occurrences among the rest (a page of single events: one query)
+    const own = (await this.rows('own').where('events.post_id', 'in', this.dialect.jsonIds(ids)).execute()).map((r) =>
+      toRecord(r as Record<string, unknown>),
+    );
+    const found = new Set(own.map((r) => r.id));
+    const rest = ids.filter((id) => !found.has(id));
+    if (rest.length === 0) return own;
+    const plain = await this.rows('plain').where('events.post_id', 'in', this.dialect.jsonIds(rest)).execute();
+    return [...own, ...plain.map((r) => toRecord(r as Record<string, unknown>))];
   }
 
   /** The event that has this iCalendar UID. */
@@ -634,16 +647,30 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
    * (rows of their own, plain occurrences), in one statement.
    */
   async count(filter: EventListFilter): Promise<number> {
+    return (await this.tally(filter)).total;
+  }
+
+  /**
+   * `count`, and whether the calendar has plain occurrences at all (asked in the same statement): a list of a
+   * calendar without them reads one arm, as it did before they existed (the union of both cost a list of 10k
+   * single events a third of its requests a second, on both databases: bench/README.md "Session 16").
+   */
+  private async tally(filter: EventListFilter): Promise<{ total: number; plain: boolean }> {
     if (filter.near) filter = (await this.withNearVenues(filter)).filter;
+    const plain = sql<number | boolean>`exists (select 1 from occurrences o where ${sql.raw(PLAIN)})`;
     const byDays = countableByDays(filter);
     if (byDays) {
-      let q = this.db.selectFrom('event_day_counts').select(sql<number>`coalesce(sum(n), 0)`.as('n')).where('hidden', '=', 0);
+      let q = this.db
+        .selectFrom('event_day_counts')
+        .select([sql<number>`coalesce(sum(n), 0)`.as('n'), plain.as('plain')])
+        .where('hidden', '=', 0);
       if (byDays.statuses !== 'all') q = q.where('status', 'in', [...byDays.statuses]);
       if (filter.statuses) q = q.where('status', 'in', [...filter.statuses]);
       else q = q.where('status', 'not in', ['trash', 'auto-draft']);
       if (byDays.from !== undefined) q = q.where('start_day', '>=', byDays.from);
       if (byDays.to !== undefined) q = q.where('end_day', '<=', byDays.to);
-      return Number((await q.executeTakeFirstOrThrow()).n);
+      const row = await q.executeTakeFirstOrThrow();
+      return { total: Number(row.n), plain: Boolean(Number(row.plain)) };
     }
     // the count reads only the listing index unless a filter needs the post row
     const needsPost = needsPostRow(filter);
@@ -663,22 +690,20 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     // yet. Nor on a calendar without series (no occurrence shares terms; at 10k singles the two took ~0.5–3 ms
     // more than the one). SQLite's one IN list of both already starts from the term's posts.
     const split = this.dialect.name === 'postgres' && (filter.termGroups?.length ?? 0) > 0 && !filter.search && (await this.hasSeries());
-    const counts = split ? [countOf('own'), countOf('shared')] : [countOf('either')];
+    const counts = (split ? [countOf('own'), countOf('shared')] : [countOf('either')]).map((q) => sql`(${q})`);
     if (!filter.seriesOnce) {
-      // plain occurrences: their master's post only for a visibility rule that reads more than the status
+      // plain occurrences, when there are some: their master's post only for a visibility rule that reads more
+      // than the status
       const plainNeedsPost = statusesOnly(filter.visibility) === undefined;
-      counts.push(
-        this.db
-          .selectFrom(this.arm('plain', filter, (q) => q.select(sql<number>`1`.as('one')), { withPost: plainNeedsPost }).as('c'))
-          .select((e) => e.fn.countAll<number>().as('n')) as unknown as ReturnType<typeof countOf>,
-      );
+      const ofPlain = this.db
+        .selectFrom(this.arm('plain', filter, (q) => q.select(sql<number>`1`.as('one')), { withPost: plainNeedsPost }).as('c'))
+        .select((e) => e.fn.countAll<number>().as('n'));
+      counts.push(sql`(case when ${plain} then (${ofPlain}) else 0 end)`);
     }
-    if (counts.length === 1) return Number((await counts[0].executeTakeFirstOrThrow()).n);
-    const row = await sql<{ n: number | string }>`select ${sql.join(
-      counts.map((q) => sql`(${q})`),
-      sql` + `,
-    )} as n`.execute(this.db);
-    return Number(row.rows[0].n);
+    const row = await sql<{ n: number | string; plain: number | boolean }>`select ${sql.join(counts, sql` + `)} as n, ${plain} as plain`.execute(
+      this.db,
+    );
+    return { total: Number(row.rows[0].n), plain: Boolean(Number(row.rows[0].plain)) };
   }
 
   /**
@@ -759,6 +784,9 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
    */
   private async page<R>(arms: readonly AnySelect<R>[], order: Order, limit: number, offset: number): Promise<R[]> {
     if (arms.length === 1) return orderBy(arms[0], order).limit(limit).offset(offset).execute();
+    // SQLite merges a compound select in order, each arm walking its index as far as the merge asks (one cut
+    // per arm cost it ~60 µs more a page at 10k events)
+    if (this.dialect.name === 'sqlite') return orderBy(arms[0].unionAll(arms[1]), order).limit(limit).offset(offset).execute();
     const cut = (q: AnySelect<R>, alias: string) =>
       this.db
         .selectFrom(
@@ -780,9 +808,9 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
    */
   async list(original: EventListFilter, limit: number, offset: number): Promise<{ events: EventRecord[]; total: number }> {
     const { filter, near } = await this.withNearVenues(original);
-    const total = await this.count(filter);
+    const { total, plain } = await this.tally(filter);
     if (total === 0 || offset >= total) return { events: [], total };
-    const arms = filter.seriesOnce ? (['own'] as const) : (['own', 'plain'] as const);
+    const arms = filter.seriesOnce || !plain ? (['own'] as const) : (['own', 'plain'] as const);
     if (near) {
       // nearest first: pick the page's ids (from the venue index alone, where it can), then read those rows
       const ranks = sql.join(
@@ -804,7 +832,8 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
               sql<number>`case events.venue_id ${ranks} end`.as('venue_rank'),
               (filter.orderByDate ? sql.ref<string>('posts.date_utc') : sql.ref<string>('events.start_date')).as('sort_key'),
             ]),
-          { page: { order, end: limit + offset } },
+          // (the post only when the filter or the order reads it: the venue index alone answers the rest)
+          { page: { order, end: limit + offset }, withPost: needsPostRow(filter) || filter.orderByDate === true },
         );
       const page = await this.page(arms.map(ids), order, limit, offset);
       const pageIds = page.map((r) => Number(r.id));
@@ -821,7 +850,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
           [filter.orderByStartUtc ? 'start_utc' : 'start_date', direction],
           ['id', direction],
         ];
-    const columns = (arm: 'own' | 'plain') => readColumns(arm, !filter.withoutText).map(([expr, name]) => sql.raw(expr).as(name));
+    const columns = (arm: 'own' | 'plain') => SELECTIONS[arm][filter.withoutText ? 'summary' : 'text'];
     const rows = (arm: 'own' | 'plain') => this.arm(arm, filter, (q) => q.select(columns(arm)), { page: { order, end: limit + offset } });
     const found = await this.page(arms.map(rows), order, limit, offset);
     return { events: found.map((r) => toRecord(r as Record<string, unknown>)), total };
