@@ -651,9 +651,10 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
   }
 
   /**
-   * `count`, and whether the calendar has plain occurrences at all (asked in the same statement): a list of a
-   * calendar without them reads one arm, as it did before they existed (the union of both cost a list of 10k
-   * single events a third of its requests a second, on both databases: bench/README.md "Session 16").
+   * `count`, and whether the calendar has plain occurrences at all (asked in the statement that counts the
+   * rest): a list of a calendar without them reads one arm, as it did before they existed (the union of both
+   * cost a list of 10k single events a quarter of its requests a second, on both databases: bench/README.md
+   * "Session 16"); one with them counts those in a statement of its own.
    */
   private async tally(filter: EventListFilter): Promise<{ total: number; plain: boolean }> {
     if (filter.near) filter = (await this.withNearVenues(filter)).filter;
@@ -691,19 +692,20 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     // more than the one). SQLite's one IN list of both already starts from the term's posts.
     const split = this.dialect.name === 'postgres' && (filter.termGroups?.length ?? 0) > 0 && !filter.search && (await this.hasSeries());
     const counts = (split ? [countOf('own'), countOf('shared')] : [countOf('either')]).map((q) => sql`(${q})`);
-    if (!filter.seriesOnce) {
-      // plain occurrences, when there are some: their master's post only for a visibility rule that reads more
-      // than the status
-      const plainNeedsPost = statusesOnly(filter.visibility) === undefined;
-      const ofPlain = this.db
-        .selectFrom(this.arm('plain', filter, (q) => q.select(sql<number>`1`.as('one')), { withPost: plainNeedsPost }).as('c'))
-        .select((e) => e.fn.countAll<number>().as('n'));
-      counts.push(sql`(case when ${plain} then (${ofPlain}) else 0 end)`);
-    }
     const row = await sql<{ n: number | string; plain: number | boolean }>`select ${sql.join(counts, sql` + `)} as n, ${plain} as plain`.execute(
       this.db,
     );
-    return { total: Number(row.rows[0].n), plain: Boolean(Number(row.rows[0].plain)) };
+    const total = Number(row.rows[0].n);
+    const hasPlain = Boolean(Number(row.rows[0].plain));
+    if (!hasPlain || filter.seriesOnce) return { total, plain: hasPlain };
+    // plain occurrences, when there are some (a statement of their own: a calendar without them builds and
+    // sends none); their master's post only for a visibility rule that reads more than the status
+    const plainNeedsPost = statusesOnly(filter.visibility) === undefined;
+    const ofPlain = await this.db
+      .selectFrom(this.arm('plain', filter, (q) => q.select(sql<number>`1`.as('one')), { withPost: plainNeedsPost }).as('c'))
+      .select((e) => e.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return { total: total + Number(ofPlain.n), plain: true };
   }
 
   /**
