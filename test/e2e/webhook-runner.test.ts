@@ -195,7 +195,7 @@ describe('the webhook runner', () => {
     const m = machinery();
     for (let i = 0; i < 3; i++) await endpoint({ event_types: ['event.*'] });
     const event = await makeEvent(t, { title: 'Shared' });
-    const RENDER = 'select events.post_id as "id", posts.type as "type"';
+    const RENDER = 'select "posts".*, "events".* from "events" inner join "posts"';
     await m.service.fanOut();
     statements.length = 0;
     await m.round();
@@ -226,7 +226,7 @@ describe('the webhook runner', () => {
     const a = await endpoint({ event_types: ['event.*'] });
     const b = await endpoint({ event_types: ['event.*'] });
     const event = await makeEvent(t, { title: 'Shared across a write' });
-    const RENDER = 'select events.post_id as "id", posts.type as "type"';
+    const RENDER = 'select "posts".*, "events".* from "events" inner join "posts"';
     await m.service.fanOut();
     const [forA] = await m.service.claim(a.id, 'test-owner', 1);
     statements.length = 0;

@@ -239,6 +239,8 @@ const orderBy = <Q extends AnySelect<unknown>>(q: Q, order: Order): Q =>
 
 /** The type of a read of events joined with their posts (see EventStore.from). */
 const ownFrom = (db: Kysely<Database>) => db.selectFrom('events').innerJoin('posts', 'posts.id', 'events.post_id');
+/** The type of `posts.*, events.*` from it (see EventStore.rows). */
+const ownRows = (db: Kysely<Database>) => ownFrom(db).selectAll(['posts', 'events']);
 
 /**
  * Events: a `posts` row of type event and its `events` row, read and written together; and plain occurrences
@@ -267,7 +269,10 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
 
   /** `from(arm)` with every column a record needs (see readColumns), for reads by id. */
   private rows(arm: 'own' | 'plain') {
-    return this.from(arm, true, { byId: true }).select(SELECTIONS[arm].text);
+    // (rows of their own: `posts.*, events.*`, which the query builder compiles in a fraction of the time of 46
+    // named columns; toRecord reads a missing `own_rows` as rows of their own)
+    const from = this.from(arm, true, { byId: true });
+    return (arm === 'own' ? from.selectAll(['posts', 'events']) : from.select(SELECTIONS[arm].text)) as unknown as ReturnType<typeof ownRows>;
   }
 
   /**
@@ -852,8 +857,12 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
           [filter.orderByStartUtc ? 'start_utc' : 'start_date', direction],
           ['id', direction],
         ];
-    const columns = (arm: 'own' | 'plain') => SELECTIONS[arm][filter.withoutText ? 'summary' : 'text'];
-    const rows = (arm: 'own' | 'plain') => this.arm(arm, filter, (q) => q.select(columns(arm)), { page: { order, end: limit + offset } });
+    // (both arms of a union name the same columns; one arm alone, rows of their own, reads `posts.*, events.*`)
+    const pick = (arm: 'own' | 'plain') => (q: ReturnType<typeof ownFrom>) =>
+      arms.length === 1 && arm === 'own' && !filter.withoutText
+        ? (q.selectAll(['posts', 'events']) as unknown as AnySelect<unknown>)
+        : q.select(SELECTIONS[arm][filter.withoutText ? 'summary' : 'text']);
+    const rows = (arm: 'own' | 'plain') => this.arm(arm, filter, pick(arm), { page: { order, end: limit + offset } });
     const found = await this.page(arms.map(rows), order, limit, offset);
     return { events: found.map((r) => toRecord(r as Record<string, unknown>)), total };
   }
