@@ -27,6 +27,7 @@ import { namedTypesTitleIndex } from './0020-named-types-title-index.migration.j
 import { eventsFillfactor } from './0021-events-fillfactor.migration.js';
 import { sqliteEventDateIndexes } from './0022-sqlite-event-date-indexes.migration.js';
 import { plainOccurrences } from './0023-plain-occurrences.migration.js';
+import { dayCountsFillfactor } from './0024-day-counts-fillfactor.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -57,6 +58,7 @@ export const MIGRATIONS: readonly Migration[] = [
   eventsFillfactor,
   sqliteEventDateIndexes,
   plainOccurrences,
+  dayCountsFillfactor,
 ];
 
 /** Applies the pending migrations; returns the names applied. */
