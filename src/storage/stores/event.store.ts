@@ -231,6 +231,9 @@ export function countableByDays(f: EventListFilter): { from?: string; to?: strin
 // biome-ignore lint/suspicious/noExplicitAny: the select of either arm of a list, whatever its tables (see EventStore.page)
 type AnySelect<R> = SelectQueryBuilder<any, any, R>;
 
+/** Whether the calendar has plain occurrences at all (one probe of their partial index; see EventStore.tally). */
+const HAS_PLAIN = sql<number | boolean>`exists (select 1 from occurrences o where ${sql.raw(PLAIN)})`;
+
 /** A list's order: output columns and directions. */
 type Order = readonly (readonly [string, 'asc' | 'desc'])[];
 
@@ -663,12 +666,11 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
    */
   private async tally(filter: EventListFilter): Promise<{ total: number; plain: boolean }> {
     if (filter.near) filter = (await this.withNearVenues(filter)).filter;
-    const plain = sql<number | boolean>`exists (select 1 from occurrences o where ${sql.raw(PLAIN)})`;
     const byDays = countableByDays(filter);
     if (byDays) {
       let q = this.db
         .selectFrom('event_day_counts')
-        .select([sql<number>`coalesce(sum(n), 0)`.as('n'), plain.as('plain')])
+        .select([sql<number>`coalesce(sum(n), 0)`.as('n'), HAS_PLAIN.as('plain')])
         .where('hidden', '=', 0);
       if (byDays.statuses !== 'all') q = q.where('status', 'in', [...byDays.statuses]);
       if (filter.statuses) q = q.where('status', 'in', [...filter.statuses]);
@@ -697,7 +699,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     // more than the one). SQLite's one IN list of both already starts from the term's posts.
     const split = this.dialect.name === 'postgres' && (filter.termGroups?.length ?? 0) > 0 && !filter.search && (await this.hasSeries());
     const counts = (split ? [countOf('own'), countOf('shared')] : [countOf('either')]).map((q) => sql`(${q})`);
-    const row = await sql<{ n: number | string; plain: number | boolean }>`select ${sql.join(counts, sql` + `)} as n, ${plain} as plain`.execute(
+    const row = await sql<{ n: number | string; plain: number | boolean }>`select ${sql.join(counts, sql` + `)} as n, ${HAS_PLAIN} as plain`.execute(
       this.db,
     );
     const total = Number(row.rows[0].n);

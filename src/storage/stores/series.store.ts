@@ -286,9 +286,8 @@ export class SeriesStore {
    */
   async materialize(ids: readonly number[]): Promise<void> {
     if (ids.length === 0) return;
-    const found = await sql<{
-      id: number;
-    }>`select o.id from occurrences o where o.id in ${this.dialect.jsonIds(ids)} and ${sql.raw(PLAIN_BY_ID)}`.execute(this.db);
+    const these = this.dialect.jsonIds(ids);
+    const found = await sql<{ id: number }>`select o.id from occurrences o where o.id in ${these} and ${sql.raw(PLAIN_BY_ID)}`.execute(this.db);
     if (found.rows.length === 0) return;
     const plain = this.dialect.jsonIds(found.rows.map((r) => Number(r.id)));
     await sql`
