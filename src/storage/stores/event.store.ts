@@ -237,6 +237,9 @@ const HAS_PLAIN = sql<number | boolean>`exists (select 1 from occurrences o wher
 /** A list's order: output columns and directions. */
 type Order = readonly (readonly [string, 'asc' | 'desc'])[];
 
+/** How many venue groups a location search's page walks one by one before it ranks the rest in one statement. */
+const NEAR_WALK = 8;
+
 const orderBy = <Q extends AnySelect<unknown>>(q: Q, order: Order): Q =>
   order.reduce((acc, [column, direction]) => acc.orderBy(column, direction) as Q, q);
 
@@ -811,6 +814,101 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       .execute();
   }
 
+  /** How many matching events each venue has (the filter names the venues), over the list's arms. */
+  private async countsByVenue(filter: EventListFilter, arms: readonly ('own' | 'plain')[]): Promise<Map<number, number>> {
+    const counts = new Map<number, number>();
+    for (const arm of arms) {
+      const rows = await this.db
+        .selectFrom(this.arm(arm, filter, (q) => q.select('events.venue_id as v'), { withPost: needsPostRow(filter) }).as('c'))
+        .select((e) => ['c.v', e.fn.countAll<number>().as('n')])
+        .groupBy('c.v')
+        .execute();
+      for (const r of rows) counts.set(Number(r.v), (counts.get(Number(r.v)) ?? 0) + Number(r.n));
+    }
+    return counts;
+  }
+
+  /**
+   * The ids of a page of events near a point, nearest venue first (then the list's date, then id). The venues
+   * of equal distance form a group; the nearest groups are read one after the other, each in the order of its
+   * venue's index, until the page is full — the first page of a location search is then one short index walk,
+   * where ranking every matching event by its venue sorted them all (70,000 events near Paris in 1M: 1.4–1.6 s
+   * on SQLite, whose planner walked the whole date window; 52 ms with the venue index, most of it the ranking).
+   * Groups before the page's start are counted (one statement), not read. A page that spans more than
+   * `NEAR_WALK` groups ranks the rest in one statement, as before.
+   */
+  private async nearPage(
+    filter: EventListFilter,
+    near: readonly { id: number; rank: number }[],
+    arms: readonly ('own' | 'plain')[],
+    limit: number,
+    offset: number,
+  ): Promise<number[]> {
+    const wanted = new Set(filter.venues ?? []);
+    const groups: number[][] = [];
+    let lastRank: number | undefined;
+    for (const v of near) {
+      if (!wanted.has(v.id)) continue;
+      if (v.rank !== lastRank) groups.push([]);
+      lastRank = v.rank;
+      groups[groups.length - 1].push(v.id);
+    }
+    const withPost = needsPostRow(filter) || filter.orderByDate === true;
+    const sortKey = filter.orderByDate ? sql.ref<string>('posts.date_utc') : sql.ref<string>('events.start_date');
+    // a later page: how many events each venue has, to pass whole groups before the page's start
+    const counts = offset > 0 ? await this.countsByVenue(filter, arms) : new Map<number, number>();
+    const ids: number[] = [];
+    let skip = offset;
+    let group = 0;
+    for (let reads = 0; group < groups.length && ids.length < limit; group++) {
+      if (skip > 0) {
+        const n = groups[group].reduce((sum, id) => sum + (counts.get(id) ?? 0), 0);
+        if (n <= skip) {
+          skip -= n;
+          continue;
+        }
+      }
+      if (reads++ === NEAR_WALK) break;
+      const inGroup: EventListFilter = { ...filter, venues: groups[group] };
+      const order: Order = [
+        ['sort_key', 'asc'],
+        ['id', 'asc'],
+      ];
+      const end = limit - ids.length + skip;
+      const select = (arm: 'own' | 'plain') =>
+        this.arm(arm, inGroup, (q) => q.select(['events.post_id as id', sortKey.as('sort_key')]), { page: { order, end }, withPost });
+      const rows = await this.page(arms.map(select), order, limit - ids.length, skip);
+      skip = 0;
+      ids.push(...rows.map((r) => Number(r.id)));
+    }
+    if (ids.length >= limit || group >= groups.length) return ids;
+    // the groups after the walk, ranked in one statement
+    const left = new Set(groups.slice(group).flat());
+    const rest = near.filter((v) => left.has(v.id));
+    // (integer literals: PostgreSQL types a parameter in a THEN as text, and ranked '10' before '9')
+    const ranks = sql.join(
+      rest.map((v) => sql`when ${sql.lit(v.id)} then ${sql.lit(v.rank)}`),
+      sql` `,
+    );
+    const order: Order = [
+      ['venue_rank', 'asc'],
+      ['sort_key', 'asc'],
+      ['id', 'asc'],
+    ];
+    const inRest: EventListFilter = { ...filter, venues: rest.map((v) => v.id) };
+    const end = limit - ids.length + skip;
+    const select = (arm: 'own' | 'plain') =>
+      this.arm(
+        arm,
+        inRest,
+        (q) => q.select(['events.post_id as id', sql<number>`case events.venue_id ${ranks} end`.as('venue_rank'), sortKey.as('sort_key')]),
+        // (the post only when the filter or the order reads it: the venue index alone answers the rest)
+        { page: { order, end }, withPost },
+      );
+    const rows = await this.page(arms.map(select), order, limit - ids.length, skip);
+    return [...ids, ...rows.map((r) => Number(r.id))];
+  }
+
   /**
    * One page of matching events and the total: two queries whatever the page size (three with a location), the
    * page a union of both arms (rows of their own, plain occurrences) in the list's order.
@@ -821,31 +919,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     if (total === 0 || offset >= total) return { events: [], total };
     const arms = filter.seriesOnce || !plain ? (['own'] as const) : (['own', 'plain'] as const);
     if (near) {
-      // nearest first: pick the page's ids (from the venue index alone, where it can), then read those rows
-      const ranks = sql.join(
-        near.map((v) => sql`when ${v.id} then ${v.rank}`),
-        sql` `,
-      );
-      const order: Order = [
-        ['venue_rank', 'asc'],
-        ['sort_key', 'asc'],
-        ['id', 'asc'],
-      ];
-      const ids = (arm: 'own' | 'plain') =>
-        this.arm(
-          arm,
-          filter,
-          (q) =>
-            q.select([
-              'events.post_id as id',
-              sql<number>`case events.venue_id ${ranks} end`.as('venue_rank'),
-              (filter.orderByDate ? sql.ref<string>('posts.date_utc') : sql.ref<string>('events.start_date')).as('sort_key'),
-            ]),
-          // (the post only when the filter or the order reads it: the venue index alone answers the rest)
-          { page: { order, end: limit + offset }, withPost: needsPostRow(filter) || filter.orderByDate === true },
-        );
-      const page = await this.page(arms.map(ids), order, limit, offset);
-      const pageIds = page.map((r) => Number(r.id));
+      const pageIds = await this.nearPage(filter, near, arms, limit, offset);
       const byId = new Map((await this.findMany(pageIds)).map((r) => [r.id, r]));
       return { events: pageIds.map((id) => byId.get(id)).filter((r): r is EventRecord => r !== undefined), total };
     }
