@@ -834,8 +834,8 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
    * venue's index, until the page is full — the first page of a location search is then one short index walk,
    * where ranking every matching event by its venue sorted them all (70,000 events near Paris in 1M: 1.4–1.6 s
    * on SQLite, whose planner walked the whole date window; 52 ms with the venue index, most of it the ranking).
-   * Groups before the page's start are counted (one statement), not read. A page that spans more than
-   * `NEAR_WALK` groups ranks the rest in one statement, as before.
+   * Groups before the page's start are counted, not read (one by one, then the rest in one statement). A page
+   * that spans more than `NEAR_WALK` groups ranks the rest in one statement, as before.
    */
   private async nearPage(
     filter: EventListFilter,
@@ -855,14 +855,21 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     }
     const withPost = needsPostRow(filter) || filter.orderByDate === true;
     const sortKey = filter.orderByDate ? sql.ref<string>('posts.date_utc') : sql.ref<string>('events.start_date');
-    // a later page: how many events each venue has, to pass whole groups before the page's start
-    const counts = offset > 0 ? await this.countsByVenue(filter, arms) : new Map<number, number>();
     const ids: number[] = [];
     let skip = offset;
     let group = 0;
+    // the events of each venue before the page's start: counted group by group (the first pages pass a few),
+    // then the rest in one statement
+    let counted = 0;
+    let counts: Map<number, number> | undefined;
     for (let reads = 0; group < groups.length && ids.length < limit; group++) {
       if (skip > 0) {
-        const n = groups[group].reduce((sum, id) => sum + (counts.get(id) ?? 0), 0);
+        let n: number;
+        if (counted++ < NEAR_WALK) n = (await this.tally({ ...filter, venues: groups[group] })).total;
+        else {
+          counts ??= await this.countsByVenue({ ...filter, venues: groups.slice(group).flat() }, arms);
+          n = groups[group].reduce((sum, id) => sum + (counts?.get(id) ?? 0), 0);
+        }
         if (n <= skip) {
           skip -= n;
           continue;
