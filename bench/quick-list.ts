@@ -32,6 +32,7 @@ const B = '/calendar/events/v1';
 const scenarios = (publishedEventId: number): [id: string, url: string, runs: number][] => [
   ['list', `${B}/events`, 300],
   ['list-per-page-50', `${B}/events?per_page=50`, 300],
+  ['category', `${B}/events?categories=category-1`, 100],
   ['filtered', `${B}/events?categories=category-1&search=jazz&start_date=-1 year&end_date=+1 year&per_page=10`, 100],
   ['geolocation', `${B}/events?geoloc_lat=48.8566&geoloc_lng=2.3522`, 100],
   ['geolocation-page-3', `${B}/events?geoloc_lat=48.8566&geoloc_lng=2.3522&page=3`, 100],
