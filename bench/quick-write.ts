@@ -2,6 +2,10 @@
  * A quick in-process measurement of the cost of one `POST /events` (the full harness is `npm run bench`):
  * serial creates through `app.inject()` on a seeded SQLite file, so the figure is CPU per create without the
  * load generator. Run with `node --cpu-prof dist/bench/quick-write.js` to profile the write path.
+ *
+ * Usage: node dist/bench/quick-write.js [events 10000] [creates 5000] [concurrency 1]; `QUICK_BODY=realistic` sends
+ * the realistic body of `npm run bench` (inline venue and organizer, two categories, a tag, an image URL: issue
+ * 17's write target) instead of the minimal one.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +16,7 @@ import { UserService } from '../src/domain/users/user.service.js';
 import { SqliteDialect } from '../src/storage/dialects/sqlite.dialect.js';
 import { Storage } from '../src/storage/storage.js';
 import { seed } from './seed.js';
+import { createBody } from './traffic.js';
 
 const n = Number(process.argv[2] ?? 10_000);
 const creates = Number(process.argv[3] ?? 5_000);
@@ -31,7 +36,10 @@ const headers = {
   'content-type': 'application/json',
 };
 const day = 86_400_000;
+const realistic = process.env.QUICK_BODY === 'realistic';
+const nonce = Date.now().toString(36);
 const body = (i: number) => {
+  if (realistic) return createBody('realistic', i, nonce);
   const start = new Date(Date.now() + (i % 700) * day).toISOString().slice(0, 10);
   return JSON.stringify({
     title: `Bench event ${i}`,
@@ -80,7 +88,7 @@ if (inspector) {
   (await import('node:fs')).writeFileSync(profile!, JSON.stringify(data));
 }
 console.log(
-  `POST /events: ${us.toFixed(0)} µs per create in-process (CPU ${cpuUs.toFixed(0)} µs), ${concurrency} at a time (${Math.round(1e6 / us)} creates/s on one core)`,
+  `POST /events (${realistic ? 'realistic' : 'minimal'} body): ${us.toFixed(0)} µs per create in-process (CPU ${cpuUs.toFixed(0)} µs), ${concurrency} at a time (${Math.round(1e6 / us)} creates/s on one core)`,
 );
 await app.close();
 rmSync(dir, { recursive: true, force: true });

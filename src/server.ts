@@ -17,6 +17,7 @@ import type { Config, TlsFiles } from './config/config.js';
 import { startImportRunner } from './domain/imports/import.runner.js';
 import { UserService } from './domain/users/user.service.js';
 import { startWebhookRunner } from './domain/webhooks/webhook.runner.js';
+import { trackRequests } from './http/quiet.js';
 import { openStorage } from './storage/storage.js';
 import type { WebhookWorkerMessage } from './webhook-worker.js';
 
@@ -104,7 +105,10 @@ async function worker(config: Config, tls: TlsFiles | undefined): Promise<void> 
   const webhooks =
     config.database.dialect === 'postgres'
       ? startWebhookThread(app.log)
-      : startWebhookRunner(app.services.webhooks, app.webhookObjects, (error) => app.log.error({ err: error }, 'sending webhooks failed'));
+      : startWebhookRunner(app.services.webhooks, app.webhookObjects, (error) => app.log.error({ err: error }, 'sending webhooks failed'), {
+          // (on the API's loop: each step waits until no request is being answered, 25 ms at most; see http/quiet.ts)
+          yieldTo: trackRequests(app.server, { maxWaitMs: 25 }).wait,
+        });
 
   let closing = false;
   const shutdown = async (signal: string) => {

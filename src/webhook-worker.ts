@@ -16,12 +16,16 @@ import { startWebhookRunner } from './domain/webhooks/webhook.runner.js';
 import { Urls } from './http/urls.js';
 import { webhookObjects } from './http/webhook-objects.js';
 import { openStorage } from './storage/storage.js';
+import { lowerThisThread } from './thread-priority.js';
 
 /** What the thread tells its parent. */
 export type WebhookWorkerMessage = { readonly type: 'ready' } | { readonly type: 'error'; readonly message: string; readonly stack?: string };
 
 const port = parentPort;
 if (!port) throw new Error('webhook-worker.js runs as a worker thread (server.ts starts it)');
+
+// below the API's thread on the machine's cores (see thread-priority.ts)
+lowerThisThread();
 
 const post = (message: WebhookWorkerMessage) => port.postMessage(message);
 const report = (error: unknown) =>

@@ -79,7 +79,8 @@ describe('the webhook runner', () => {
     assert.equal(res.status, 201, res.text);
     return res.body as { id: number };
   };
-  const machinery = (options: { concurrency?: number; claimBatch?: number; leaseMs?: number } = {}) => {
+  const machinery = (options: { concurrency?: number; claimBatch?: number; leaseMs?: number; yieldTo?: () => Promise<void> } = {}) => {
+    const { yieldTo, ...serviceOptions } = options;
     const sender = spySender(httpSender({ allowPrivate: true, timeoutMs: 15_000 }));
     const service = new WebhookService(t.storage, {
       allowPrivate: true,
@@ -88,10 +89,10 @@ describe('the webhook runner', () => {
       userAgent: 'events-api-webhooks/test',
       clock,
       random: () => 0,
-      ...options,
+      ...serviceOptions,
     });
     const failures: unknown[] = [];
-    const runner = startWebhookRunner(service, t.app.webhookObjects, (error) => failures.push(error), { timer: false });
+    const runner = startWebhookRunner(service, t.app.webhookObjects, (error) => failures.push(error), { timer: false, yieldTo });
     runners.push(runner);
     const round = async () => {
       await runner.tick();
@@ -124,6 +125,49 @@ describe('the webhook runner', () => {
     const claims = count(CLAIM);
     assert.ok(claims >= 2 && claims <= 8, `${claims} claims for 20 deliveries`);
     assert.deepEqual([...new Set(receiver.received.map((r) => r.json.type))], ['event.created']);
+  });
+
+  it('waits for its turn (yieldTo) before the fan-out, each claim and each send', async () => {
+    // the API is "busy" until the test says so: nothing is fanned out, claimed or sent meanwhile
+    let busy = gate();
+    let waits = 0;
+    const m = machinery({
+      concurrency: 2,
+      claimBatch: 16,
+      yieldTo: async () => {
+        waits++;
+        await busy.opened;
+      },
+    });
+    await endpoint();
+    for (let i = 0; i < 3; i++) await makeEvent(t, { title: `E${i}` });
+    statements.length = 0;
+    const round = m.round();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(waits, 1, 'the round waits before its fan-out');
+    const fannedOut = await t.storage.db
+      .selectFrom('webhook_deliveries')
+      .select((e) => e.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(fannedOut.n), 0, 'nothing fanned out');
+    assert.equal(m.sender.calls.length, 0);
+    busy.open();
+    await round;
+    await receiver.waitFor(3);
+    assert.equal(m.sender.calls.length, 3);
+    // one wait for the fan-out, one per claim (at least one), one per send
+    assert.ok(waits >= 1 + 1 + 3, `${waits} waits`);
+    // held again: a send due now waits too
+    busy = gate();
+    const before = m.sender.calls.length;
+    await makeEvent(t, { title: 'Later' });
+    const next = m.round();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(m.sender.calls.length, before);
+    busy.open();
+    await next;
+    await receiver.waitFor(4);
+    assert.equal(m.sender.calls.length, before + 1);
   });
 
   it('moves on the lease of a delivery that waited half of it, and does not send one whose lease another process took', async () => {

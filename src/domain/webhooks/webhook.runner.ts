@@ -27,8 +27,17 @@ export function startWebhookRunner(
   webhooks: WebhookService,
   objects: WebhookObjects,
   onError: (error: unknown) => void,
-  options: { readonly intervalMs?: number; readonly timer?: boolean } = {},
+  options: {
+    readonly intervalMs?: number;
+    readonly timer?: boolean;
+    /**
+     * Awaited before each step (a fan-out, a claim, a send): on the API's own event loop, until no request is
+     * being answered (http/quiet.ts), so that the API's requests go first.
+     */
+    readonly yieldTo?: () => Promise<void>;
+  } = {},
 ): WebhookRunner {
+  const yieldTo = options.yieldTo ?? (() => Promise.resolve());
   const owner = `${process.pid}-${randomUUID()}`;
   const inFlight = new Map<number, number>();
   /** Claimed and not started yet, per endpoint: lanes, each sent in one slot (a replay's in seq order). */
@@ -52,7 +61,10 @@ export function startWebhookRunner(
     inFlight.set(endpointId, (inFlight.get(endpointId) ?? 0) + 1);
     track(
       (async () => {
-        for (const d of lane) await webhooks.send(d, owner, objects);
+        for (const d of lane) {
+          await yieldTo();
+          await webhooks.send(d, owner, objects);
+        }
       })()
         .catch(onError)
         .finally(() => {
@@ -80,6 +92,7 @@ export function startWebhookRunner(
         const lanes = waiting.get(endpointId) ?? [];
         waiting.set(endpointId, lanes);
         if (lanes.length === 0 && (inFlight.get(endpointId) ?? 0) < webhooks.concurrency) {
+          await yieldTo();
           const claimed = await webhooks.claim(endpointId, owner, webhooks.claimBatch, !replaying.has(endpointId));
           // a replay's deliveries go one after another, in seq order, in one slot
           const ordered = claimed.filter((d) => d.ordered === 1);
@@ -98,6 +111,7 @@ export function startWebhookRunner(
   };
 
   const round = async () => {
+    await yieldTo();
     await webhooks.fanOut();
     for (const endpointId of await webhooks.dueEndpoints()) await fill(endpointId);
   };

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, it } from 'node:test';
+import { trackRequests } from './quiet.js';
+
+describe('trackRequests', () => {
+  it('counts the requests being answered, and wait() resolves when none is, or after maxWaitMs', async () => {
+    const held: (() => void)[] = [];
+    const server = createServer((_req, res) => held.push(() => res.end('ok')));
+    const quiet = trackRequests(server, { maxWaitMs: 200 });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const get = () =>
+      new Promise<void>((resolve, reject) => {
+        request({ port, host: '127.0.0.1', path: '/' }, (res) => res.resume().on('end', resolve))
+          .on('error', reject)
+          .end();
+      });
+    try {
+      assert.equal(quiet.inFlight(), 0);
+      let t0 = performance.now();
+      await quiet.wait();
+      assert.ok(performance.now() - t0 < 20, 'at once when idle');
+
+      const answered = [get(), get()];
+      while (held.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.equal(quiet.inFlight(), 2);
+      let resolved = false;
+      const waiting = quiet.wait().then(() => {
+        resolved = true;
+      });
+      held.shift()?.();
+      await answered[0];
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(resolved, false, 'one request is still being answered');
+      held.shift()?.();
+      await answered[1];
+      await waiting;
+      assert.equal(quiet.inFlight(), 0);
+
+      // a request that is not answered: wait() gives up after maxWaitMs
+      const hanging = get();
+      while (held.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      t0 = performance.now();
+      await quiet.wait();
+      const waited = performance.now() - t0;
+      assert.ok(waited >= 190 && waited < 1000, `waited ${waited} ms`);
+      held.shift()?.();
+      await hanging;
+    } finally {
+      server.close();
+    }
+  });
+});
