@@ -300,10 +300,9 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     arm: 'own' | 'plain',
     filter: EventListFilter,
     pick: (q: ReturnType<typeof ownFrom>) => AnySelect<O>,
-    options: { withPost?: boolean; page?: { order: Order; end: number }; inOrder?: boolean; carriers?: 'either' | 'own' } = {},
+    options: { withPost?: boolean; page?: { order: Order; end: number }; inOrder?: boolean } = {},
   ): AnySelect<O> {
-    const where = (q: AnySelect<O>) =>
-      q.where((eb) => this.conditions(eb as unknown as Eb, filter, options.carriers ?? 'either', arm, options.inOrder));
+    const where = (q: AnySelect<O>) => q.where((eb) => this.conditions(eb as unknown as Eb, filter, 'either', arm, options.inOrder));
     if (arm === 'own' || this.dialect.name !== 'postgres' || !asksOfSeries(filter)) return where(pick(this.from(arm, options.withPost)));
     // a page: each series' first rows in the list's order, up to the page's end (an index walk each, then a few
     // hundred rows to merge, where one sort of every occurrence in the window took 111 ms for a category at
@@ -674,7 +673,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
    * cost a list of 10k single events a quarter of its requests a second, on both databases: bench/README.md
    * "Session 16"); one with them counts those in a statement of its own.
    */
-  private async tally(filter: EventListFilter): Promise<{ total: number; plain: boolean; carriers: 'either' | 'own' }> {
+  private async tally(filter: EventListFilter): Promise<{ total: number; plain: boolean }> {
     if (filter.near) filter = (await this.withNearVenues(filter)).filter;
     const byDays = countableByDays(filter);
     if (byDays) {
@@ -688,7 +687,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       if (byDays.from !== undefined) q = q.where('start_day', '>=', byDays.from);
       if (byDays.to !== undefined) q = q.where('end_day', '<=', byDays.to);
       const row = await q.executeTakeFirstOrThrow();
-      return { total: Number(row.n), plain: Boolean(Number(row.plain)), carriers: 'either' };
+      return { total: Number(row.n), plain: Boolean(Number(row.plain)) };
     }
     // the count reads only the listing index unless a filter needs the post row
     const needsPost = needsPostRow(filter);
@@ -707,20 +706,14 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     // uncached.filtered under 64 connections, 161 → ~70/s; each alone took as long as the one), not explained
     // yet. Nor on a calendar without series (no occurrence shares terms; at 10k singles the two took ~0.5–3 ms
     // more than the one). SQLite's one IN list of both already starts from the term's posts.
-    // Without series, the terms an event carries are its own: the count (and the page, see list) ask only that,
-    // where the OR with the occurrences' shared terms left PostgreSQL no index to start from (a category of
-    // 36,575 events in 1M: every event of the window read and tested, ~0.5 s).
-    const pgTerms = this.dialect.name === 'postgres' && (filter.termGroups?.length ?? 0) > 0;
-    const series = pgTerms && (await this.hasSeries());
-    const split = series && !filter.search;
-    const carriers = pgTerms && !series ? 'own' : 'either';
-    const counts = (split ? [countOf('own'), countOf('shared')] : [countOf(carriers)]).map((q) => sql`(${q})`);
+    const split = this.dialect.name === 'postgres' && (filter.termGroups?.length ?? 0) > 0 && !filter.search && (await this.hasSeries());
+    const counts = (split ? [countOf('own'), countOf('shared')] : [countOf('either')]).map((q) => sql`(${q})`);
     const row = await sql<{ n: number | string; plain: number | boolean }>`select ${sql.join(counts, sql` + `)} as n, ${HAS_PLAIN} as plain`.execute(
       this.db,
     );
     const total = Number(row.rows[0].n);
     const hasPlain = Boolean(Number(row.rows[0].plain));
-    if (!hasPlain || filter.seriesOnce) return { total, plain: hasPlain, carriers };
+    if (!hasPlain || filter.seriesOnce) return { total, plain: hasPlain };
     // plain occurrences, when there are some (a statement of their own: a calendar without them builds and
     // sends none); their master's post only for a visibility rule that reads more than the status
     const plainNeedsPost = statusesOnly(filter.visibility) === undefined;
@@ -728,7 +721,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       .selectFrom(this.arm('plain', filter, (q) => q.select(sql<number>`1`.as('one')), { withPost: plainNeedsPost }).as('c'))
       .select((e) => e.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
-    return { total: total + Number(ofPlain.n), plain: true, carriers };
+    return { total: total + Number(ofPlain.n), plain: true };
   }
 
   /**
@@ -952,7 +945,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
    */
   async list(original: EventListFilter, limit: number, offset: number): Promise<{ events: EventRecord[]; total: number }> {
     const { filter, near } = await this.withNearVenues(original);
-    const { total, plain, carriers } = await this.tally(filter);
+    const { total, plain } = await this.tally(filter);
     if (total === 0 || offset >= total) return { events: [], total };
     const arms = filter.seriesOnce || !plain ? (['own'] as const) : (['own', 'plain'] as const);
     if (near) {
@@ -976,7 +969,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
         ? (q.selectAll(['posts', 'events']) as unknown as AnySelect<unknown>)
         : q.select(SELECTIONS[arm][filter.withoutText ? 'summary' : 'text']);
     const inOrder = !filter.orderByDate && !filter.orderByStartUtc && (await this.walkInOrder(filter, total, limit + offset));
-    const rows = (arm: 'own' | 'plain') => this.arm(arm, filter, pick(arm), { page: { order, end: limit + offset }, inOrder, carriers });
+    const rows = (arm: 'own' | 'plain') => this.arm(arm, filter, pick(arm), { page: { order, end: limit + offset }, inOrder });
     const found = await this.page(arms.map(rows), order, limit, offset);
     return { events: found.map((r) => toRecord(r as Record<string, unknown>)), total };
   }
