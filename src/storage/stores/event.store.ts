@@ -10,7 +10,7 @@ import { statusesOnly, visiblePosts } from '../../domain/visibility.js';
 import type { Database, EventsTable } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
 import { columnMap, customFieldList, flag, jsonList } from './columns.js';
-import { likeContains } from './like.js';
+import { containsFolded } from './like.js';
 import { PLAIN, plainEvents } from './plain-occurrences.js';
 import { postColumns, postFromRow } from './post.store.js';
 import { placeholders, Statement, statementSet } from './statement.js';
@@ -643,10 +643,10 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     if (f.search) {
       const fields = ['posts.title', 'posts.excerpt', 'posts.content'] as const;
       for (const word of f.search.words) {
-        c.push(eb.or(fields.map((col) => likeContains(this.dialect.lower(sql.ref(col)), word.toLowerCase(), 'contains'))));
+        c.push(eb.or(fields.map((col) => containsFolded(this.dialect, sql.ref(col), word.toLowerCase()))));
       }
       for (const word of f.search.excluded) {
-        c.push(eb.not(eb.or(fields.map((col) => likeContains(this.dialect.lower(sql.ref(col)), word.toLowerCase(), 'contains')))));
+        c.push(eb.not(eb.or(fields.map((col) => containsFolded(this.dialect, sql.ref(col), word.toLowerCase())))));
       }
     }
     return c;

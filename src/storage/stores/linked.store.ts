@@ -16,7 +16,7 @@ import type { Database, EventsTable, OrganizersTable, PostsTable, VenuesTable } 
 import type { Dialect } from '../dialects/dialect.js';
 import { NAMED_TYPES_CONDITION } from '../migrations/0020-named-types-title-index.migration.js';
 import { type Codec, type ColumnMap, columnMap, flag, nullableNumber } from './columns.js';
-import { likeContains } from './like.js';
+import { containsFolded } from './like.js';
 import { caseInsensitiveEquals, needsUnindexedLookup } from './name-match.js';
 import { plainEvents } from './plain-occurrences.js';
 import { postColumns, postFromRow } from './post.store.js';
@@ -243,7 +243,7 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
     if (f.modifiedBefore !== undefined) c.push(eb('posts.modified_utc', '<', f.modifiedBefore));
     if (f.searchTokens && f.searchTokens.length > 0) {
       const tokens = f.searchTokens.map((t) => t.toLowerCase());
-      c.push(eb.or(this.searched.map((col) => eb.and(tokens.map((token) => likeContains(this.dialect.lower(sql.ref(col)), token, 'contains'))))));
+      c.push(eb.or(this.searched.map((col) => eb.and(tokens.map((token) => containsFolded(this.dialect, sql.ref(col), token))))));
     }
     // this record's events, as `lp` (the event's post) and `le` (its events row), narrowed by `where`: those with
     // rows of their own, and plain occurrences (migration 0023: `le` their dates and status over their series'

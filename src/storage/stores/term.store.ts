@@ -19,7 +19,7 @@ const termColumns = columnMap<TermsTable>()<TermFields>({
 type TermFieldsRow = Pick<TermsTable, 'taxonomy' | 'name' | 'slug' | 'description' | 'parent_id'>;
 
 import type { Dialect } from '../dialects/dialect.js';
-import { likeContains } from './like.js';
+import { containsFolded } from './like.js';
 import { PLAIN_BY_ID } from './plain-occurrences.js';
 import { Statement, statementSet } from './statement.js';
 
@@ -267,8 +267,8 @@ export class TermStore {
       if (query.search !== undefined) {
         conditions.push(
           eb.or([
-            likeContains(this.dialect.lower(sql.ref('terms.name')), query.search.toLowerCase(), 'contains'),
-            likeContains(this.dialect.lower(sql.ref('terms.slug')), query.search.toLowerCase(), 'contains'),
+            containsFolded(this.dialect, sql.ref('terms.name'), query.search.toLowerCase()),
+            containsFolded(this.dialect, sql.ref('terms.slug'), query.search.toLowerCase()),
           ]),
         );
       }
