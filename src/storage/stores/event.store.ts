@@ -1,4 +1,4 @@
-import { type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import type { EventDetails, EventListFilter, EventRecord } from '../../domain/events/event.js';
 import type { LinkedType } from '../../domain/linked/linked.js';
 import type { PostFields, PostPatch } from '../../domain/posts/post.js';
@@ -861,6 +861,16 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     }
     const withPost = needsPostRow(filter) || filter.orderByDate === true;
     const sortKey = filter.orderByDate ? sql.ref<string>('posts.date_utc') : sql.ref<string>('events.start_date');
+    /** `count` ids from `skip` on of these venues' events, by date (and by `rank` first, when given). */
+    const read = async (venues: number[], rank: RawBuilder<number> | undefined, count: number, skip: number) => {
+      const order: Order = [...(rank ? [['venue_rank', 'asc'] as const] : []), ['sort_key', 'asc'], ['id', 'asc']];
+      const inVenues: EventListFilter = { ...filter, venues };
+      const columns = ['events.post_id as id', sortKey.as('sort_key'), ...(rank ? [rank.as('venue_rank')] : [])] as const;
+      // (the post only when the filter or the order reads it: the venue index alone answers the rest)
+      const select = (arm: 'own' | 'plain') =>
+        this.arm(arm, inVenues, (q) => q.select([...columns]), { page: { order, end: count + skip }, withPost });
+      return (await this.page(arms.map(select), order, count, skip)).map((r) => Number(r.id));
+    };
     const ids: number[] = [];
     let skip = offset;
     let group = 0;
@@ -882,48 +892,24 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
         }
       }
       if (reads++ === NEAR_WALK) break;
-      const inGroup: EventListFilter = { ...filter, venues: groups[group] };
-      const order: Order = [
-        ['sort_key', 'asc'],
-        ['id', 'asc'],
-      ];
-      const end = limit - ids.length + skip;
-      const select = (arm: 'own' | 'plain') =>
-        this.arm(arm, inGroup, (q) => q.select(['events.post_id as id', sortKey.as('sort_key')]), { page: { order, end }, withPost });
-      const rows = await this.page(arms.map(select), order, limit - ids.length, skip);
+      ids.push(...(await read(groups[group], undefined, limit - ids.length, skip)));
       skip = 0;
-      ids.push(...rows.map((r) => Number(r.id)));
     }
     if (ids.length >= limit || group >= groups.length) return ids;
     // the groups after the walk, ranked in one statement
+    // (integer literals: PostgreSQL types a parameter in a THEN as text, and ranked '10' before '9')
     const left = new Set(groups.slice(group).flat());
     const rest = near.filter((v) => left.has(v.id));
-    // (integer literals: PostgreSQL types a parameter in a THEN as text, and ranked '10' before '9')
-    const ranks = sql.join(
+    const rank = sql<number>`case events.venue_id ${sql.join(
       rest.map((v) => sql`when ${sql.lit(v.id)} then ${sql.lit(v.rank)}`),
       sql` `,
-    );
-    const order: Order = [
-      ['venue_rank', 'asc'],
-      ['sort_key', 'asc'],
-      ['id', 'asc'],
-    ];
-    const inRest: EventListFilter = { ...filter, venues: rest.map((v) => v.id) };
-    const end = limit - ids.length + skip;
-    const select = (arm: 'own' | 'plain') =>
-      this.arm(
-        arm,
-        inRest,
-        (q) => q.select(['events.post_id as id', sql<number>`case events.venue_id ${ranks} end`.as('venue_rank'), sortKey.as('sort_key')]),
-        // (the post only when the filter or the order reads it: the venue index alone answers the rest)
-        { page: { order, end }, withPost },
-      );
-    const rows = await this.page(arms.map(select), order, limit - ids.length, skip);
-    return [...ids, ...rows.map((r) => Number(r.id))];
+    )} end`;
+    ids.push(...(await read([...left], rank, limit - ids.length, skip)));
+    return ids;
   }
 
   /**
-   * Whether SQLite should read a page of a list with categories or tags by walking the window in the list's order
+   * Whether SQLite should read a page of a list with categories or tags (by start) by walking the window in that order
    * and testing each event against the terms' events, rather than starting from those events and sorting them all.
    * Its planner starts from the terms whatever their size: a category of 36,000 events in the window of 1M
    * took 150–200 ms a page for the sort, against ~25 ms walking. Walking wins when the page ends early in the
@@ -932,7 +918,8 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
    * they cannot count is left to the planner.
    */
   private async walkInOrder(filter: EventListFilter, total: number, end: number): Promise<boolean> {
-    if (this.dialect.name !== 'sqlite' || (filter.termGroups?.length ?? 0) === 0 || total < WALK_MIN) return false;
+    if (this.dialect.name !== 'sqlite' || filter.orderByDate || filter.orderByStartUtc) return false;
+    if ((filter.termGroups?.length ?? 0) === 0 || total < WALK_MIN) return false;
     const window: EventListFilter = { ...filter, termGroups: undefined, search: undefined };
     if (!countableByDays(window)) return false;
     const events = (await this.tally(window)).total;
@@ -968,7 +955,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       arms.length === 1 && arm === 'own' && !filter.withoutText
         ? (q.selectAll(['posts', 'events']) as unknown as AnySelect<unknown>)
         : q.select(SELECTIONS[arm][filter.withoutText ? 'summary' : 'text']);
-    const inOrder = !filter.orderByDate && !filter.orderByStartUtc && (await this.walkInOrder(filter, total, limit + offset));
+    const inOrder = await this.walkInOrder(filter, total, limit + offset);
     const rows = (arm: 'own' | 'plain') => this.arm(arm, filter, pick(arm), { page: { order, end: limit + offset }, inOrder });
     const found = await this.page(arms.map(rows), order, limit, offset);
     return { events: found.map((r) => toRecord(r as Record<string, unknown>)), total };
