@@ -136,7 +136,7 @@ export function createServices(config: Config, storage: Storage): Services {
     },
     imageExists: async (id) => (await storage.images.find(id)) !== undefined,
     mayWritePost: (actor, verb, id) => mayWritePost(storage, actor, verb, id),
-    dataVersion: async () => (await storage.versions()).data,
+    dataVersion: () => storage.versions().then((v) => v.data),
     async health() {
       try {
         await storage.ping();

@@ -27,6 +27,8 @@ function entityTags(header: string | string[]): string[] {
 /** Whether an If-None-Match header names this tag, or `*` (weak comparison, as §13.1.2 asks for GET). */
 export function matchesEtag(header: string | string[] | undefined, etag: string): boolean {
   if (header === undefined) return false;
+  // (a poller sends back the one tag it holds: no list to split)
+  if (header === etag) return true;
   const tags = entityTags(header).map((t) => t.replace(/^W\//, ''));
   return tags.includes('*') || tags.includes(etag);
 }

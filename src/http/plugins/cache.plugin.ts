@@ -21,8 +21,11 @@ interface Entry {
   headers: Record<string, string>;
   /** Encoded once: a hit writes these bytes as they are. */
   body: Buffer;
-  /** The headers of the framework's 304 for this entry, once it sent one (fast-revalidation.ts replays them). */
-  notModified?: Record<string, string>;
+  /**
+   * The headers of the framework's 304 for this entry, once it sent one (fast-revalidation.ts replays them), as
+   * `writeHead` takes them flat — name, value, name, value — ending with `x-request-id` and a value each answer sets.
+   */
+  notModified?: string[];
 }
 
 const KEPT_HEADERS = [
@@ -84,14 +87,17 @@ export class ResponseCache {
     return entry;
   }
 
-  /** Remembers the headers of the framework's 304 for this entry. */
+  /** Remembers the headers of the framework's 304 for this entry (without its request id: each answer has its own). */
   setNotModified(key: string, headers: Record<string, string>): void {
     const entry = this.entries.get(key);
-    if (entry) entry.notModified = headers;
+    if (entry) entry.notModified = [...Object.entries(headers).flat(), 'x-request-id', ''];
   }
 
-  /** The entry's tag and 304 headers, without checking that it is current (the caller does, with `get`). */
-  peekNotModified(key: string): { etag: string; headers: Record<string, string> } | undefined {
+  /**
+   * The entry's tag and 304 headers (flat, the last value left for the request id), without checking that it is
+   * current (the caller does, with `get`).
+   */
+  peekNotModified(key: string): { etag: string; headers: string[] } | undefined {
     const entry = this.entries.get(key);
     const etag = entry?.headers.etag;
     return entry?.notModified && etag ? { etag, headers: entry.notModified } : undefined;

@@ -48,39 +48,42 @@ export function registerFastRevalidation(
   let answered = 0;
   const server = app.server as Server;
   const framework = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  const pass = (req: IncomingMessage, res: ServerResponse) => {
+    for (const listener of framework) listener.call(server, req, res);
+  };
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const tag = req.headers['if-none-match'];
-    const pass = () => {
-      for (const listener of framework) listener.call(server, req, res);
-    };
-    if (closing || tag === undefined || (req.method !== 'GET' && req.method !== 'HEAD')) return pass();
-    if (req.headers.authorization !== undefined || req.headers.cookie !== undefined || req.headers.origin !== undefined) return pass();
+    if (closing || tag === undefined || (req.method !== 'GET' && req.method !== 'HEAD')) return pass(req, res);
+    if (req.headers.authorization !== undefined || req.headers.cookie !== undefined || req.headers.origin !== undefined) return pass(req, res);
     let key: string;
     try {
       key = `public ${rewrite(req)}`;
     } catch {
-      return pass();
+      return pass(req, res);
     }
     const known = cache.peekNotModified(key);
-    if (!known || !matchesEtag(tag, known.etag)) return pass();
-    // after the wait, a client gone meanwhile is not handed on: the framework would start work on a request
-    // whose end it never hears of (the response cache's leader for that URL would never settle)
-    const passLater = () => {
-      if (req.destroyed || res.destroyed || req.socket.destroyed) {
-        res.destroy();
-        return;
-      }
-      pass();
-    };
+    if (!known || !matchesEtag(tag, known.etag)) return pass(req, res);
     services.dataVersion().then(
       (version) => {
-        if (!cache.get(key, version, Date.now())) return passLater();
-        answered++;
-        res.writeHead(304, { ...known.headers, 'x-request-id': `req-r${answered}` });
+        if (!cache.get(key, version, Date.now())) return passLater(req, res);
+        // the entry's flat headers, its last value this answer's id (writeHead copies them at once)
+        const headers = known.headers;
+        headers[headers.length - 1] = `req-r${++answered}`;
+        res.writeHead(304, headers);
         res.end();
       },
-      () => passLater(),
+      () => passLater(req, res),
     );
   });
+
+  // after the wait, a client gone meanwhile is not handed on: the framework would start work on a request
+  // whose end it never hears of (the response cache's leader for that URL would never settle)
+  function passLater(req: IncomingMessage, res: ServerResponse): void {
+    if (req.destroyed || res.destroyed || req.socket.destroyed) {
+      res.destroy();
+      return;
+    }
+    pass(req, res);
+  }
 }
