@@ -46,10 +46,34 @@ describe('trackRequests', () => {
       await quiet.wait();
       const waited = performance.now() - t0;
       assert.ok(waited >= 190 && waited < 1000, `waited ${waited} ms`);
+
+      // several waiters while a request hangs: all of them go when their time is up, not one per maxWaitMs
+      t0 = performance.now();
+      const late: number[] = [];
+      await Promise.all([1, 2, 3].map(() => quiet.wait().then(() => late.push(performance.now() - t0))));
+      assert.ok(Math.max(...late) < 190 + 150, `the three waited ${late.map(Math.round).join(', ')} ms`);
+      assert.ok(Math.min(...late) >= 190, `none before its time: ${late.map(Math.round).join(', ')} ms`);
       held.shift()?.();
       await hanging;
     } finally {
       server.close();
     }
+  });
+
+  it('hands out one turn per turn of the event loop while idle, first come first served', async () => {
+    const quiet = trackRequests(createServer(), { maxWaitMs: 200 });
+    let turns = 0;
+    const count = () => {
+      turns++;
+      if (turns < 100) setImmediate(count);
+    };
+    setImmediate(count);
+    const granted: { waiter: number; turn: number }[] = [];
+    await Promise.all([1, 2, 3, 4].map((waiter) => quiet.wait().then(() => granted.push({ waiter, turn: turns }))));
+    assert.deepEqual(
+      granted.map((g) => g.waiter),
+      [1, 2, 3, 4],
+    );
+    assert.equal(new Set(granted.map((g) => g.turn)).size, 4, `each in a turn of its own: ${JSON.stringify(granted)}`);
   });
 });
