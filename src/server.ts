@@ -19,18 +19,22 @@ import { UserService } from './domain/users/user.service.js';
 import { startWebhookRunner } from './domain/webhooks/webhook.runner.js';
 import { trackRequests } from './http/quiet.js';
 import { openStorage } from './storage/storage.js';
-import type { WebhookWorkerMessage } from './webhook-worker.js';
+import type { WebhookWorkerData, WebhookWorkerMessage } from './webhook-worker.js';
+
+/** How long a step of the webhook runner waits at most for the API to answer what it is answering. */
+const QUIET_WAIT_MS = 25;
 
 /**
  * The webhook runner on its own thread (webhook-worker.ts): started with the process, stopped with it. A thread
  * that fails is logged and started again after a second (what it held is sent once its lease runs out).
  */
-function startWebhookThread(log: FastifyBaseLogger): { stop(): Promise<void> } {
+function startWebhookThread(log: FastifyBaseLogger, answering: Int32Array): { stop(): Promise<void> } {
   let thread: Worker | undefined;
   let stopping = false;
   let restart: NodeJS.Timeout | undefined;
   const start = () => {
-    const w = new Worker(new URL('./webhook-worker.js', import.meta.url));
+    const data: WebhookWorkerData = { answering, quietWaitMs: QUIET_WAIT_MS };
+    const w = new Worker(new URL('./webhook-worker.js', import.meta.url), { workerData: data });
     thread = w;
     w.on('message', (m: WebhookWorkerMessage) => {
       if (m.type === 'error') log.error({ err: { message: m.message, stack: m.stack } }, 'sending webhooks failed');
@@ -102,12 +106,15 @@ async function worker(config: Config, tls: TlsFiles | undefined): Promise<void> 
   const importer = startImportRunner(app.services.imports, (error) => app.log.error({ err: error }, 'running import jobs failed'));
   // webhooks (FEATURES.md §4): the change log's new rows fanned out and sent, off the request path
   // (on PostgreSQL on a thread of its own, off the API's event loop and pool; see webhook-worker.ts)
+  // (each of the runner's steps waits until no request is being answered, 25 ms at most; see http/quiet.ts:
+  // on the API's loop on SQLite, and on PostgreSQL through the count this thread publishes)
+  const answering = new Int32Array(new SharedArrayBuffer(4));
+  const quiet = trackRequests(app.server, { maxWaitMs: QUIET_WAIT_MS, publish: answering });
   const webhooks =
     config.database.dialect === 'postgres'
-      ? startWebhookThread(app.log)
+      ? startWebhookThread(app.log, answering)
       : startWebhookRunner(app.services.webhooks, app.webhookObjects, (error) => app.log.error({ err: error }, 'sending webhooks failed'), {
-          // (on the API's loop: each step waits until no request is being answered, 25 ms at most; see http/quiet.ts)
-          yieldTo: trackRequests(app.server, { maxWaitMs: 25 }).wait,
+          yieldTo: quiet.wait,
         });
 
   let closing = false;

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { trackRequests } from './quiet.js';
+import { Worker } from 'node:worker_threads';
+import { trackRequests, waitForQuiet } from './quiet.js';
 
 describe('trackRequests', () => {
   it('counts the requests being answered, and wait() resolves when none is, or after maxWaitMs', async () => {
@@ -75,5 +76,80 @@ describe('trackRequests', () => {
       [1, 2, 3, 4],
     );
     assert.equal(new Set(granted.map((g) => g.turn)).size, 4, `each in a turn of its own: ${JSON.stringify(granted)}`);
+  });
+
+  it('publishes the count to another thread, whose waitForQuiet resolves when it falls to 0, or after maxWaitMs', async () => {
+    const held: (() => void)[] = [];
+    const server = createServer((_req, res) => held.push(() => res.end('ok')));
+    const answering = new Int32Array(new SharedArrayBuffer(4));
+    trackRequests(server, { maxWaitMs: 200, publish: answering });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const get = () =>
+      new Promise<void>((resolve, reject) => {
+        request({ port, host: '127.0.0.1', path: '/' }, (res) => res.resume().on('end', resolve))
+          .on('error', reject)
+          .end();
+      });
+    // a thread of its own, as the webhook thread: says when it starts waiting, then how long the wait took
+    const waitInThread = (maxWaitMs: number) => {
+      const code = `import(${JSON.stringify(new URL('./quiet.js', import.meta.url).href)}).then(async ({ waitForQuiet }) => {
+        const { parentPort, workerData } = await import('node:worker_threads');
+        parentPort.postMessage('waiting');
+        const t0 = performance.now();
+        await waitForQuiet(workerData.answering, workerData.maxWaitMs)();
+        parentPort.postMessage(performance.now() - t0);
+      });`;
+      const w = new Worker(code, { eval: true, workerData: { answering, maxWaitMs } });
+      let resolved = false;
+      const waiting = new Promise<void>((resolve) => w.once('message', () => resolve()));
+      const done = new Promise<number>((resolve, reject) => {
+        w.on('message', (m: unknown) => {
+          if (typeof m !== 'number') return;
+          resolved = true;
+          resolve(m);
+        });
+        w.once('error', reject);
+        w.once('exit', () => reject(new Error('the thread ended before its wait did')));
+      });
+      return { waiting, done, resolved: () => resolved };
+    };
+    try {
+      assert.ok((await waitInThread(5000).done) < 50, 'at once when nothing is answered');
+
+      const answered = get();
+      while (held.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.equal(Atomics.load(answering, 0), 1);
+      const thread = waitInThread(5000);
+      await thread.waiting;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(thread.resolved(), false, 'still waiting while a request is being answered');
+      held.shift()?.();
+      await answered;
+      const waited = await thread.done;
+      assert.ok(waited >= 90 && waited < 1000, `until the request was answered: ${waited} ms`);
+      assert.equal(Atomics.load(answering, 0), 0);
+
+      const hanging = get();
+      while (held.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      const gaveUp = await waitInThread(200).done;
+      assert.ok(gaveUp >= 190 && gaveUp < 1000, `a request that is not answered: gave up after ${gaveUp} ms`);
+      held.shift()?.();
+      await hanging;
+    } finally {
+      server.close();
+    }
+  });
+  // (waitForQuiet in this thread too: the same shared count)
+  it('waitForQuiet in the same thread reads the published count', async () => {
+    const answering = new Int32Array(new SharedArrayBuffer(4));
+    Atomics.store(answering, 0, 2);
+    const t0 = performance.now();
+    await waitForQuiet(answering, 100)();
+    assert.ok(performance.now() - t0 >= 90, 'waited its maxWaitMs while the count was not 0');
+    Atomics.store(answering, 0, 0);
+    const t1 = performance.now();
+    await waitForQuiet(answering, 5000)();
+    assert.ok(performance.now() - t1 < 50);
   });
 });

@@ -28,8 +28,16 @@ export interface Quiet {
   wait(): Promise<void>;
 }
 
-export function trackRequests(server: Server, options: { readonly maxWaitMs: number }): Quiet {
+export function trackRequests(
+  server: Server,
+  options: {
+    readonly maxWaitMs: number;
+    /** Where another thread reads the count (`waitForQuiet`): kept up to date, and notified when it falls to 0. */
+    readonly publish?: Int32Array;
+  },
+): Quiet {
   let inFlight = 0;
+  const publish = options.publish;
   const queue: { readonly resolve: () => void; readonly since: number }[] = [];
   let turn: NodeJS.Immediate | undefined;
   let deadline: NodeJS.Timeout | undefined;
@@ -67,9 +75,14 @@ export function trackRequests(server: Server, options: { readonly maxWaitMs: num
 
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
     inFlight++;
+    if (publish) Atomics.store(publish, 0, inFlight);
     res.once('close', () => {
       inFlight--;
-      if (inFlight === 0) schedule();
+      if (publish) Atomics.store(publish, 0, inFlight);
+      if (inFlight === 0) {
+        if (publish) Atomics.notify(publish, 0);
+        schedule();
+      }
     });
   });
   return {
@@ -80,5 +93,44 @@ export function trackRequests(server: Server, options: { readonly maxWaitMs: num
         schedule();
       });
     },
+  };
+}
+
+/** `Atomics.waitAsync` (ES2024; Node has it since 16), which this project's ES2023 library does not declare. */
+type WaitAsync = (
+  array: Int32Array,
+  index: number,
+  value: number,
+  timeoutMs: number,
+) => { async: false; value: 'not-equal' | 'timed-out' } | { async: true; value: Promise<'ok' | 'timed-out'> };
+
+/**
+ * The same wait from another thread (the webhook thread on PostgreSQL, webhook-worker.ts): resolves when the count
+ * the API's thread publishes (`trackRequests`' `publish`) is 0, or after `maxWaitMs` at most. There the runner
+ * has the API's cores to share, and the database server's: its statements and sends wait for a moment when no
+ * request is being answered, as on SQLite.
+ */
+export function waitForQuiet(shared: Int32Array, maxWaitMs: number): () => Promise<void> {
+  const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
+  return async () => {
+    const deadline = performance.now() + maxWaitMs;
+    for (;;) {
+      const count = Atomics.load(shared, 0);
+      const left = deadline - performance.now();
+      if (count === 0 || left <= 0) return;
+      const waited = waitAsync(shared, 0, count, left);
+      if (!waited.async) continue;
+      // a pending waitAsync keeps no event loop alive, its own timeout included (a thread with nothing else to
+      // do would end mid-wait): a timer of ours ends the wait at the deadline
+      let timer: NodeJS.Timeout | undefined;
+      const deadlineReached = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, left);
+      });
+      try {
+        await Promise.race([waited.value, deadlineReached]);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
   };
 }
