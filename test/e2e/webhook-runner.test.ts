@@ -125,6 +125,32 @@ describe('the webhook runner', () => {
     const claims = count(CLAIM);
     assert.ok(claims >= 2 && claims <= 8, `${claims} claims for 20 deliveries`);
     assert.deepEqual([...new Set(receiver.received.map((r) => r.json.type))], ['event.created']);
+    // the endpoint is read once per batch that claimed something (not once per send), the owner once
+    const endpointReads = count('select * from "webhook_endpoints" where "id" =');
+    assert.ok(endpointReads >= 2 && endpointReads <= 3, `${endpointReads} reads of the endpoint for ${claims} claims`);
+    assert.equal(count('select * from "users" where "id" ='), 1);
+  });
+
+  it('sends what was claimed with the endpoint as it was claimed, and the next claim reads the edit', async () => {
+    const m = machinery({ concurrency: 1, claimBatch: 16 });
+    const hook = await endpoint();
+    const other = await startReceiver(clock);
+    try {
+      for (let i = 0; i < 3; i++) await makeEvent(t, { title: `E${i}` });
+      await m.service.fanOut();
+      const claimed = await m.service.claim(hook.id, 'test-owner', 2);
+      assert.equal(claimed.length, 2);
+      // moved after the claim: the two claimed go where the endpoint pointed when claimed, the third to the new URL
+      assert.equal((await t.post(`/webhooks/${hook.id}`, { as: 'administrator', json: { url: `${other.url}/hook` } })).status, 200);
+      for (const d of claimed) await m.service.send(d, 'test-owner', t.app.webhookObjects);
+      await receiver.waitFor(2);
+      await m.round();
+      await other.waitFor(1);
+      assert.equal(receiver.received.length, 2);
+      assert.equal(other.received.length, 1);
+    } finally {
+      await other.close();
+    }
   });
 
   it('waits for its turn (yieldTo) before the fan-out, each claim and each send', async () => {

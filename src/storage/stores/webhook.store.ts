@@ -148,10 +148,10 @@ export class WebhookStore {
   }
 
   /**
-   * Inside a write transaction: takes up to `limit` deliveries of an endpoint that are due (pending, their time
-   * come, no live lease), oldest first, for `owner` until `leaseUntil`; each counts an attempt. `ordered`
-   * false leaves a replay's deliveries alone (one of its lanes is being sent). One statement: the update takes
-   * its rows from the select (which, on PostgreSQL, skips and locks as it reads).
+   * Takes up to `limit` deliveries of an endpoint that are due (pending, their time come, no live lease), oldest
+   * first, for `owner` until `leaseUntil`; each counts an attempt. `ordered` false leaves a replay's deliveries
+   * alone (one of its lanes is being sent). One statement, atomic without a transaction around it: the update
+   * takes its rows from the select (which, on PostgreSQL, skips and locks as it reads).
    */
   async claim(endpointId: number, owner: string, nowMs: number, leaseUntil: number, limit: number, ordered = true): Promise<DeliveryRow[]> {
     let due = this.db
