@@ -737,10 +737,7 @@ export class WebhookService {
         // from here on, successes wait for the next write
         this.successes = undefined;
         const recovered = [...new Set(items.flatMap((s) => (s.recovered === undefined ? [] : [s.recovered])))];
-        // (one statement where the dialect writes in WITH: no transaction around it)
-        return this.storage.dialect.writesInWith
-          ? this.storage.webhooks.succeeded(items, recovered)
-          : this.storage.transaction((tx) => tx.webhooks.succeeded(items, recovered));
+        return this.storage.transaction((tx) => tx.webhooks.succeeded(items, recovered));
       });
       this.writingSuccesses = written.catch(() => undefined);
       this.successes = { items, written };

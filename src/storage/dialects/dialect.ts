@@ -51,11 +51,6 @@ export interface Dialect {
    * then pass each other by. SQLite has no row locks and needs none (one write transaction at a time).
    */
   readonly skipLocked: boolean;
-  /**
-   * Whether a statement may write in its WITH clauses (PostgreSQL): several writes, atomic, in one statement and
-   * one round trip — where every statement is a round trip, that is fewer of them than a transaction of several.
-   */
-  readonly writesInWith: boolean;
   /** Unicode-aware lower-casing of a text expression (for case-insensitive search and ordering). */
   lower(expr: Expression<string>): RawBuilder<string>;
   /**

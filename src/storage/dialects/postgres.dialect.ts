@@ -76,7 +76,6 @@ export class PostgresDialect implements Dialect {
   readonly name = 'postgres' as const;
   readonly rowsPerBulkStatement = Number.POSITIVE_INFINITY;
   readonly skipLocked = true;
-  readonly writesInWith = true;
   readonly foldsEveryScript = true;
   readonly bytesType = 'bytea' as const;
   readonly lowerFunction = 'lower';

@@ -86,7 +86,6 @@ export class SqliteDialect implements Dialect {
   readonly name = 'sqlite' as const;
   readonly rowsPerBulkStatement = 256;
   readonly skipLocked = false;
-  readonly writesInWith = false;
   readonly foldsEveryScript = false;
   readonly bytesType = 'blob' as const;
   readonly lowerFunction = 'ulower';

@@ -242,14 +242,12 @@ export class WebhookStore {
 
   /**
    * Records successes, many in one go: each attempt in the log, each delivery succeeded while its owner still
-   * holds it (at its own time), and those of `endpointIds` that were failing no longer are. Atomic on its own
-   * where the dialect writes in WITH (one statement: `succeededAtOnce`); elsewhere, call it in a transaction.
+   * holds it (at its own time), and those of `endpointIds` that were failing no longer are.
    */
   async succeeded(
     items: readonly { readonly attempt: Omit<AttemptRow, 'id'>; readonly owner: string; readonly nowMs: number }[],
     endpointIds: readonly number[],
   ): Promise<void> {
-    if (this.dialect.writesInWith) return this.succeededAtOnce(items, endpointIds);
     for (let i = 0; i < items.length; i += 500) {
       const chunk = items.slice(i, i + 500);
       await this.db
@@ -277,57 +275,6 @@ export class WebhookStore {
         .where('failing_since', 'is not', null)
         .execute();
     }
-  }
-
-  /**
-   * `succeeded` as one statement (PostgreSQL): the attempts inserted and the deliveries and endpoints updated in
-   * its WITH clauses — one round trip where a transaction of them took four (bench/webhooks.ts counted them).
-   */
-  private async succeededAtOnce(
-    items: readonly { readonly attempt: Omit<AttemptRow, 'id'>; readonly owner: string; readonly nowMs: number }[],
-    endpointIds: readonly number[],
-  ): Promise<void> {
-    if (items.length === 0 && endpointIds.length === 0) return;
-    const v = this.dialect.bulkRows(
-      items.map(({ attempt: a, owner, nowMs }) => [
-        a.delivery_id,
-        a.attempt,
-        a.started_at,
-        a.duration_ms,
-        a.status,
-        a.error,
-        a.request_headers,
-        a.response,
-        owner,
-        nowMs,
-      ]),
-      [
-        { name: 'delivery_id', type: 'bigint' },
-        { name: 'attempt', type: 'integer' },
-        { name: 'started_at', type: 'bigint' },
-        { name: 'duration_ms', type: 'integer' },
-        { name: 'status', type: 'integer' },
-        { name: 'error', type: 'text' },
-        { name: 'request_headers', type: 'text' },
-        { name: 'response', type: 'text' },
-        { name: 'owner', type: 'text' },
-        { name: 'at', type: 'bigint' },
-      ],
-    );
-    const endpoints = this.dialect.bulkRows(
-      endpointIds.map((id) => [id]),
-      [{ name: 'id', type: 'integer' }],
-    );
-    await sql`with v as (select * from ${v}),
-      attempts as (
-        insert into webhook_attempts (delivery_id, attempt, started_at, duration_ms, status, error, request_headers, response)
-        select delivery_id, attempt, started_at, duration_ms, status, error, request_headers, response from v),
-      delivered as (
-        update webhook_deliveries
-        set state = 'succeeded', lease_owner = null, lease_until = null, last_status = v.status, last_error = null, completed_at = v.at
-        from v where webhook_deliveries.id = v.delivery_id and webhook_deliveries.lease_owner = v.owner)
-      update webhook_endpoints set failing_since = null
-      where id in (select id from ${endpoints}) and failing_since is not null`.execute(this.db);
   }
 
   /** Ends a delivery sent outside the queue (a `webhook.test`): one attempt, this outcome. */
