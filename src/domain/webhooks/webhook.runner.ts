@@ -31,8 +31,9 @@ export function startWebhookRunner(
     readonly intervalMs?: number;
     readonly timer?: boolean;
     /**
-     * Awaited before each step (a fan-out, a claim, a send): on the API's own event loop, until no request is
-     * being answered (http/quiet.ts), so that the API's requests go first.
+     * Awaited before each step (a fan-out, a claim, a send), until no request is being answered (http/quiet.ts:
+     * on the API's own event loop on SQLite, a turn of the loop each; from the webhook thread on PostgreSQL), so
+     * that the API's requests go first.
      */
     readonly yieldTo?: () => Promise<void>;
   } = {},
