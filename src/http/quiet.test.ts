@@ -3,7 +3,7 @@ import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { trackRequests, waitForQuiet } from './quiet.js';
+import { ANSWERED_BEFORE_THE_FRAMEWORK, trackRequests, waitForQuiet } from './quiet.js';
 
 describe('trackRequests', () => {
   it('counts the requests being answered, and wait() resolves when none is, or after maxWaitMs', async () => {
@@ -151,5 +151,36 @@ describe('trackRequests', () => {
     const t1 = performance.now();
     await waitForQuiet(answering, 5000)();
     assert.ok(performance.now() - t1 < 50);
+  });
+
+  it('does not count a request an earlier listener marks as answered before the framework', async () => {
+    const held: (() => void)[] = [];
+    // the earlier listener (fast-revalidation.ts' place): marks and holds /fast, holds the others too
+    const server = createServer((req, res) => {
+      if (req.url === '/fast') (req as unknown as Record<symbol, boolean>)[ANSWERED_BEFORE_THE_FRAMEWORK] = true;
+      held.push(() => res.end('ok'));
+    });
+    const quiet = trackRequests(server, { maxWaitMs: 200 });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const get = (path: string) =>
+      new Promise<void>((resolve, reject) => {
+        request({ port, host: '127.0.0.1', path }, (res) => res.resume().on('end', resolve))
+          .on('error', reject)
+          .end();
+      });
+    try {
+      const fast = get('/fast');
+      while (held.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.equal(quiet.inFlight(), 0, 'the marked request is not counted');
+      const slow = get('/slow');
+      while (held.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.equal(quiet.inFlight(), 1);
+      for (const answer of held.splice(0)) answer();
+      await Promise.all([fast, slow]);
+      assert.equal(quiet.inFlight(), 0);
+    } finally {
+      server.close();
+    }
   });
 });
