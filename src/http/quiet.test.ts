@@ -1,23 +1,44 @@
 import assert from 'node:assert/strict';
-import { createServer, request } from 'node:http';
+import { createServer, type IncomingMessage, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { ANSWERED_BEFORE_THE_FRAMEWORK, trackRequests, waitForQuiet } from './quiet.js';
+import { markAnsweredBeforeTheFramework, trackRequests, waitForQuiet } from './quiet.js';
+
+/**
+ * A server that holds every request until the test answers it (`held`, in arrival order); `first` runs on each
+ * request before that, as a listener registered before trackRequests' would.
+ */
+function holdingServer(first?: (req: IncomingMessage) => void) {
+  const held: (() => void)[] = [];
+  const server = createServer((req, res) => {
+    first?.(req);
+    held.push(() => res.end('ok'));
+  });
+  return {
+    server,
+    held,
+    listen: () => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve)),
+    /** A GET, resolved when its answer has been read. */
+    get: (path = '/') =>
+      new Promise<void>((resolve, reject) => {
+        const { port } = server.address() as AddressInfo;
+        request({ port, host: '127.0.0.1', path }, (res) => res.resume().on('end', resolve))
+          .on('error', reject)
+          .end();
+      }),
+    /** Until `n` requests are held. */
+    async holding(n: number) {
+      while (held.length < n) await new Promise((resolve) => setTimeout(resolve, 5));
+    },
+  };
+}
 
 describe('trackRequests', () => {
   it('counts the requests being answered, and wait() resolves when none is, or after maxWaitMs', async () => {
-    const held: (() => void)[] = [];
-    const server = createServer((_req, res) => held.push(() => res.end('ok')));
+    const { server, held, listen, get, holding } = holdingServer();
     const quiet = trackRequests(server, { maxWaitMs: 200 });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    const get = () =>
-      new Promise<void>((resolve, reject) => {
-        request({ port, host: '127.0.0.1', path: '/' }, (res) => res.resume().on('end', resolve))
-          .on('error', reject)
-          .end();
-      });
+    await listen();
     try {
       assert.equal(quiet.inFlight(), 0);
       let t0 = performance.now();
@@ -25,7 +46,7 @@ describe('trackRequests', () => {
       assert.ok(performance.now() - t0 < 20, 'at once when idle');
 
       const answered = [get(), get()];
-      while (held.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      await holding(2);
       assert.equal(quiet.inFlight(), 2);
       let resolved = false;
       const waiting = quiet.wait().then(() => {
@@ -42,7 +63,7 @@ describe('trackRequests', () => {
 
       // a request that is not answered: wait() gives up after maxWaitMs
       const hanging = get();
-      while (held.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      await holding(1);
       t0 = performance.now();
       await quiet.wait();
       const waited = performance.now() - t0;
@@ -79,18 +100,10 @@ describe('trackRequests', () => {
   });
 
   it('publishes the count to another thread, whose waitForQuiet resolves when it falls to 0, or after maxWaitMs', async () => {
-    const held: (() => void)[] = [];
-    const server = createServer((_req, res) => held.push(() => res.end('ok')));
+    const { server, held, listen, get, holding } = holdingServer();
     const answering = new Int32Array(new SharedArrayBuffer(4));
     trackRequests(server, { maxWaitMs: 200, publish: answering });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    const get = () =>
-      new Promise<void>((resolve, reject) => {
-        request({ port, host: '127.0.0.1', path: '/' }, (res) => res.resume().on('end', resolve))
-          .on('error', reject)
-          .end();
-      });
+    await listen();
     // a thread of its own, as the webhook thread: says when it starts waiting, then how long the wait took
     const waitInThread = (maxWaitMs: number) => {
       const code = `import(${JSON.stringify(new URL('./quiet.js', import.meta.url).href)}).then(async ({ waitForQuiet }) => {
@@ -118,7 +131,7 @@ describe('trackRequests', () => {
       assert.ok((await waitInThread(5000).done) < 50, 'at once when nothing is answered');
 
       const answered = get();
-      while (held.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      await holding(1);
       assert.equal(Atomics.load(answering, 0), 1);
       const thread = waitInThread(5000);
       await thread.waiting;
@@ -131,7 +144,7 @@ describe('trackRequests', () => {
       assert.equal(Atomics.load(answering, 0), 0);
 
       const hanging = get();
-      while (held.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      await holding(1);
       const gaveUp = await waitInThread(200).done;
       assert.ok(gaveUp >= 190 && gaveUp < 1000, `a request that is not answered: gave up after ${gaveUp} ms`);
       held.shift()?.();
@@ -154,27 +167,18 @@ describe('trackRequests', () => {
   });
 
   it('does not count a request an earlier listener marks as answered before the framework', async () => {
-    const held: (() => void)[] = [];
-    // the earlier listener (fast-revalidation.ts' place): marks and holds /fast, holds the others too
-    const server = createServer((req, res) => {
-      if (req.url === '/fast') (req as unknown as Record<symbol, boolean>)[ANSWERED_BEFORE_THE_FRAMEWORK] = true;
-      held.push(() => res.end('ok'));
+    // the earlier listener (fast-revalidation.ts' place) marks /fast; every request is held
+    const { server, held, listen, get, holding } = holdingServer((req) => {
+      if (req.url === '/fast') markAnsweredBeforeTheFramework(req);
     });
     const quiet = trackRequests(server, { maxWaitMs: 200 });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    const get = (path: string) =>
-      new Promise<void>((resolve, reject) => {
-        request({ port, host: '127.0.0.1', path }, (res) => res.resume().on('end', resolve))
-          .on('error', reject)
-          .end();
-      });
+    await listen();
     try {
       const fast = get('/fast');
-      while (held.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      await holding(1);
       assert.equal(quiet.inFlight(), 0, 'the marked request is not counted');
       const slow = get('/slow');
-      while (held.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      await holding(2);
       assert.equal(quiet.inFlight(), 1);
       for (const answer of held.splice(0)) answer();
       await Promise.all([fast, slow]);

@@ -18,13 +18,19 @@
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
+/** Marks a request answered before the framework (`markAnsweredBeforeTheFramework`). */
+const ANSWERED_BEFORE_THE_FRAMEWORK = Symbol('answered before the framework');
+type Marked = IncomingMessage & { [ANSWERED_BEFORE_THE_FRAMEWORK]?: true };
+
 /**
- * Set on a request by a listener that runs before this one and answers it itself in microseconds (a current
- * copy's 304, fast-revalidation.ts): not counted — background work need not wait for it, and a poll load of
- * them is spared the count's cost. (Should it hand the request on to the framework after all, that one goes
- * uncounted.)
+ * Called by a listener that runs before `trackRequests`' and answers the request itself in microseconds (a current
+ * copy's 304, fast-revalidation.ts): the request is not counted — background work need not wait for it, and a
+ * poll load of them is spared the count's cost. (Should it hand the request on to the framework after all, that
+ * one goes uncounted.)
  */
-export const ANSWERED_BEFORE_THE_FRAMEWORK = Symbol('answered before the framework');
+export function markAnsweredBeforeTheFramework(req: IncomingMessage): void {
+  (req as Marked)[ANSWERED_BEFORE_THE_FRAMEWORK] = true;
+}
 
 export interface Quiet {
   /** Requests being answered now. */
@@ -91,7 +97,7 @@ export function trackRequests(
     }
   };
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if ((req as Partial<Record<typeof ANSWERED_BEFORE_THE_FRAMEWORK, boolean>>)[ANSWERED_BEFORE_THE_FRAMEWORK]) return;
+    if ((req as Marked)[ANSWERED_BEFORE_THE_FRAMEWORK]) return;
     inFlight++;
     if (publish) Atomics.store(publish, 0, inFlight);
     res.on('close', answered);

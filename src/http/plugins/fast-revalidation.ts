@@ -13,7 +13,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../domain/services.js';
 import { matchesEtag } from '../conditional.js';
-import { ANSWERED_BEFORE_THE_FRAMEWORK } from '../quiet.js';
+import { markAnsweredBeforeTheFramework } from '../quiet.js';
 import type { ResponseCache } from './cache.plugin.js';
 
 /** Headers of a framework 304 that belong to that one answer, not to the entry. */
@@ -66,7 +66,7 @@ export function registerFastRevalidation(
     const known = cache.peekNotModified(key);
     if (!known || !matchesEtag(tag, known.etag)) return pass(req, res);
     // answered here in microseconds: the count of requests in flight (quiet.ts, a listener after this one) skips it
-    (req as Partial<Record<typeof ANSWERED_BEFORE_THE_FRAMEWORK, boolean>>)[ANSWERED_BEFORE_THE_FRAMEWORK] = true;
+    markAnsweredBeforeTheFramework(req);
     services.dataVersion().then(
       (version) => {
         if (!cache.get(key, version, Date.now())) return passLater(req, res);
