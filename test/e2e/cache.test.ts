@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { UserService } from '../../src/domain/users/user.service.js';
@@ -252,6 +253,72 @@ describe('the data version', () => {
                          ('post_tag', 'y', 'y', '', 0, '2026-01-01 00:00:00', '2026-01-01 00:00:00')`.execute(tx.db);
       });
       assert.ok((await db.storage.versions()).data > before);
+    } finally {
+      await db.drop();
+    }
+  });
+});
+
+describe('reads of the data version on PostgreSQL', { skip: DIALECT !== 'postgres' && 'SQLite reads it in the process' }, () => {
+  // Every request reads the version (PostgresDialect.versions): one read serves the callers of a turn of the event
+  // loop; a caller never takes the answer of a read sent before it asked (a write committed in between would be
+  // missed); at most two reads are out, so a slow database is not sent one per turn.
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  /** A transaction on its own connection holding data_version, so reads of the version wait until `release`. */
+  async function holdVersions(db: Awaited<ReturnType<typeof createTestDatabase>>) {
+    const { schema } = db.config as { schema: string };
+    const holder = new pg.Client({ connectionString: POSTGRES_URL, options: `-c search_path=${schema}` });
+    await holder.connect();
+    await holder.query('begin');
+    await holder.query('lock table data_version in access exclusive mode');
+    return {
+      /** Bumps the data version inside the holding transaction, then commits it. */
+      async commitWrite() {
+        await holder.query(`update data_version set version = version + 1 where id = 1`);
+        await holder.query('commit');
+        await holder.end();
+      },
+    };
+  }
+
+  it('sends one read for every caller of one turn of the event loop', async () => {
+    const db = await createTestDatabase();
+    try {
+      const dialect = db.storage.dialect as PostgresDialect;
+      const sent = dialect.versionReads;
+      const answers = await Promise.all(Array.from({ length: 50 }, () => db.storage.versions()));
+      assert.equal(dialect.versionReads - sent, 1);
+      assert.ok(answers.every((a) => a.data === answers[0].data && a.credentials === answers[0].credentials));
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it('answers a caller with a read sent after it asked, and keeps at most two reads out', async () => {
+    const db = await createTestDatabase();
+    try {
+      const dialect = db.storage.dialect as PostgresDialect;
+      const before = (await db.storage.versions()).data;
+      const sent = dialect.versionReads;
+      const held = await holdVersions(db);
+      const first = db.storage.versions();
+      await turn();
+      const second = db.storage.versions();
+      await turn();
+      assert.equal(dialect.versionReads - sent, 2, 'two reads out, both waiting for the lock');
+      const third = db.storage.versions();
+      for (let i = 0; i < 5; i++) await turn();
+      assert.equal(dialect.versionReads - sent, 2, 'the third waits for one of them to come back');
+      // the write commits while the first two are out; the third asked before it committed and is sent after
+      await held.commitWrite();
+      const [a, b, c] = await Promise.all([first, second, third]);
+      assert.equal(dialect.versionReads - sent, 3);
+      assert.ok(c.data > before, 'the read sent after the commit sees the write');
+      for (const v of [a, b]) assert.ok(v.data >= before);
+      const later = await db.storage.versions();
+      assert.ok(later.data > before, 'a caller after the commit sees it');
+      assert.equal(dialect.versionReads - sent, 4, 'a caller after the others were answered gets a read of its own');
     } finally {
       await db.drop();
     }

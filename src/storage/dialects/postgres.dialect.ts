@@ -28,6 +28,8 @@ export interface PostgresOptions {
 
 const MIGRATION_LOCK_KEY = 724_151_903;
 const NAMED_PER_CONNECTION = 400;
+/** Reads of the versions out at once (see versions()): two, so one turn's read need not wait for the last one's answer. */
+const MAX_VERSION_READS = 2;
 
 /**
  * Kysely sends every query unnamed, so PostgreSQL parses and plans it each time (half a millisecond for
@@ -427,49 +429,61 @@ export class PostgresDialect implements Dialect {
     for (const { tablename } of rows) await sql`vacuum (analyze) ${sql.id(tablename)}`.execute(this.db);
   }
 
-  private versionRound: { started: number; promise: Promise<Versions> } | undefined;
-  private nextRound: Promise<Versions> | undefined;
-
-  /**
-   * Reads of the version are coalesced: a request joins a read that started after it arrived, so it still sees
-   * every write committed before it arrived, and under load one round trip serves every waiting request.
-   */
-  async versions(): Promise<Versions> {
-    const arrived = performance.now();
-    const current = this.versionRound;
-    if (current && current.started >= arrived) return current.promise;
-    if (!current) return this.startVersionRound().promise;
-    this.nextRound ??= current.promise
-      .catch(() => undefined)
-      .then(() => {
-        this.nextRound = undefined;
-        return this.startVersionRound().promise;
-      });
-    return this.nextRound;
+  /** The next read of the versions, not sent yet: every request that asks before it is sent joins it. */
+  private gathering: { promise: Promise<Versions>; resolve: (v: Versions) => void; reject: (e: unknown) => void; atTurnEnd: boolean } | undefined;
+  /** Reads sent and not answered yet. */
+  private versionReadsOut = 0;
+  private versionReadsSent = 0;
+  /** Reads of the versions sent since the start (what a test or a profile counts). */
+  get versionReads(): number {
+    return this.versionReadsSent;
   }
 
-  private startVersionRound() {
-    const round = {
-      started: performance.now(),
-      promise: this.pool
-        // one row of two sums (not a row per stripe): a round serves every request waiting for it, and under a
-        // poll load there are thousands of rounds a second
-        .query({
-          name: 'versions-summed',
-          text: `select coalesce(sum(version) filter (where id <> ${CREDENTIALS_VERSION_ID}), 0)::text,
-                        coalesce(sum(version) filter (where id = ${CREDENTIALS_VERSION_ID}), 0)::text from data_version`,
-          rowMode: 'array',
-        })
-        .then((r) => {
-          const [data, credentials] = (r.rows as [string, string][])[0];
-          return { data: Number(data), credentials: Number(credentials) };
-        })
-        .finally(() => {
-          if (this.versionRound === round) this.versionRound = undefined;
-        }),
-    };
-    this.versionRound = round;
-    return round;
+  /**
+   * Reads of the versions are coalesced: a request joins the next read to be sent, so it sees every write
+   * committed before it arrived, and under load one round trip serves every request of a turn of the event loop.
+   * The read is sent at the end of the turn (setImmediate: after the turn's sockets were read), without waiting
+   * for the previous turn's read, so a request waits one round trip, not the rest of another's as well; when
+   * {@link MAX_VERSION_READS} are out, the next goes when one comes back (a slow database is not sent a read per turn).
+   */
+  versions(): Promise<Versions> {
+    if (this.gathering) return this.gathering.promise;
+    let resolve!: (v: Versions) => void;
+    let reject!: (e: unknown) => void;
+    const promise = new Promise<Versions>((yes, no) => {
+      resolve = yes;
+      reject = no;
+    });
+    const atTurnEnd = this.versionReadsOut < MAX_VERSION_READS;
+    this.gathering = { promise, resolve, reject, atTurnEnd };
+    if (atTurnEnd) setImmediate(() => this.sendVersionRead());
+    return promise;
+  }
+
+  private sendVersionRead(): void {
+    const round = this.gathering;
+    if (!round) return;
+    this.gathering = undefined;
+    this.versionReadsOut++;
+    this.versionReadsSent++;
+    this.pool
+      // one row of two sums (not a row per stripe): under a poll load there are thousands of reads a second
+      .query({
+        name: 'versions-summed',
+        text: `select coalesce(sum(version) filter (where id <> ${CREDENTIALS_VERSION_ID}), 0)::text,
+                      coalesce(sum(version) filter (where id = ${CREDENTIALS_VERSION_ID}), 0)::text from data_version`,
+        rowMode: 'array',
+      })
+      .then((r) => {
+        const [data, credentials] = (r.rows as [string, string][])[0];
+        return { data: Number(data), credentials: Number(credentials) };
+      })
+      .then(round.resolve, round.reject)
+      .finally(() => {
+        this.versionReadsOut--;
+        // a read that gathered while MAX_VERSION_READS were out goes now (one due at the turn's end waits for it)
+        if (this.gathering && !this.gathering.atTurnEnd && this.versionReadsOut < MAX_VERSION_READS) this.sendVersionRead();
+      });
   }
 
   /** Analyzes the tables that have rows but no statistics yet (after a bulk load); autovacuum does the rest. */
