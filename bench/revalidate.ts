@@ -9,6 +9,8 @@
  *
  * Options: --dialects sqlite,postgres --events N (10000) --rounds R (3) --duration S (5) --connections C (64) --out FILE
  * --scenarios list-304,single-304 (the ids below; all when absent)
+ * --control: a second bare server with the same answer measured in the service's place (its ratio should be 1):
+ * how far two runs of one server apart differ on this machine, the resolution of the ratios above
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,9 +25,12 @@ import { seed } from './seed.js';
 import { NS, type RequestSpec } from './traffic.js';
 
 const { values } = parseArgs({
-  options: Object.fromEntries(
-    ['dialects', 'events', 'rounds', 'duration', 'connections', 'out', 'scenarios'].map((name) => [name, { type: 'string' as const }]),
-  ),
+  options: {
+    ...(Object.fromEntries(
+      ['dialects', 'events', 'rounds', 'duration', 'connections', 'out', 'scenarios'].map((name) => [name, { type: 'string' as const }]),
+    ) as Record<'dialects' | 'events' | 'rounds' | 'duration' | 'connections' | 'out' | 'scenarios', { type: 'string' }>),
+    control: { type: 'boolean' as const },
+  },
 });
 const o = {
   dialects: (values.dialects ?? 'sqlite,postgres').split(','),
@@ -35,6 +40,8 @@ const o = {
   connections: Number(values.connections ?? 64),
   /** ids of the scenarios to run (all when absent), e.g. `list-304,single-304` */
   scenarios: values.scenarios?.split(','),
+  /** A second bare server in the service's place. */
+  control: values.control === true,
 };
 
 interface Scenario {
@@ -104,17 +111,19 @@ for (const dialect of o.dialects) {
     ).filter((s) => !o.scenarios || o.scenarios.includes(s.id));
     const answers = new Map<string, Answer>();
     const baselines = new Map<string, Proc>();
+    const controls = new Map<string, Proc>();
     for (const s of scenarios) {
       const answer = await fetchAnswer(services[s.service].base, s.request);
       if (answer.status !== s.status) throw new Error(`${s.id}: ${answer.status}, expected ${s.status}`);
       answers.set(s.id, answer);
       baselines.set(s.id, await startBaseline(dir, s.id, s.request, answer));
+      if (o.control) controls.set(s.id, await startBaseline(dir, `${s.id}-control`, s.request, answer));
     }
     const runs = new Map<string, { round: number; service: LoadResult; baseline: LoadResult; ratio: number }[]>(scenarios.map((s) => [s.id, []]));
     for (let round = 1; round <= o.rounds; round++) {
       for (const s of scenarios) {
         const base = await load(dir, baselines.get(s.id)!.base, s.request, o.connections, o.duration);
-        const target = await load(dir, services[s.service].base, s.request, o.connections, o.duration);
+        const target = await load(dir, (controls.get(s.id) ?? services[s.service]).base, s.request, o.connections, o.duration);
         await settle(services[s.service].base);
         for (const [who, r] of [
           ['service', target],
@@ -128,11 +137,11 @@ for (const dialect of o.dialects) {
         const ratio = target.requestsPerSec / base.requestsPerSec;
         runs.get(s.id)!.push({ round, service: target, baseline: base, ratio });
         console.log(
-          `[${dialect} r${round}] ${s.id.padEnd(19)} ${fmt(target.requestsPerSec)} req/s p50 ${target.p50} p99 ${target.p99} ms  bare ${fmt(base.requestsPerSec)} req/s  ratio ${ratio.toFixed(3)}${ratio > 1 ? ' !! ABOVE 1: MEASUREMENT ERROR' : ''}`,
+          `[${dialect} r${round}] ${s.id.padEnd(19)} ${fmt(target.requestsPerSec)} req/s p50 ${target.p50} p99 ${target.p99} ms  bare ${fmt(base.requestsPerSec)} req/s  ratio ${ratio.toFixed(3)}${o.control ? ' (control: a second bare server in the service’s place)' : ratio > 1 ? ' !! ABOVE 1: MEASUREMENT ERROR' : ''}`,
         );
       }
     }
-    for (const p of [...Object.values(services), ...baselines.values()]) p.child.kill('SIGTERM');
+    for (const p of [...Object.values(services), ...baselines.values(), ...controls.values()]) p.child.kill('SIGTERM');
     results[dialect] = scenarios.map((s) => {
       const r = runs.get(s.id)!;
       const sp = (f: (x: (typeof r)[number]) => number): Spread => spread(r.map(f));
@@ -163,7 +172,7 @@ for (const dialect of o.dialects) {
 }
 
 const file = writeMeasured('revalidate', o.dialects, values.out, {
-  command: `node dist/bench/revalidate.js --dialects ${o.dialects.join(',')} --events ${o.events} --rounds ${o.rounds} --duration ${o.duration} --connections ${o.connections}`,
+  command: `node dist/bench/revalidate.js --dialects ${o.dialects.join(',')} --events ${o.events} --rounds ${o.rounds} --duration ${o.duration} --connections ${o.connections}${o.scenarios ? ` --scenarios ${o.scenarios.join(',')}` : ''}${o.control ? ' --control' : ''}`,
   options: o,
   results,
 });

@@ -18,10 +18,14 @@
  *     the delivery table's `created_at` splits it into commit → fan-out and fan-out → send.
  * Reported per round: writes/s achieved (writes ÷ first due → last answer), write p50/p99, the service process's
  * CPU per write (on PostgreSQL the database server's is not in it), B/A of throughput and p99, deliveries made /
- * expected and their p50/p95/p99; and over the rounds the median [min–max] of each.
+ * expected and their p50/p95/p99; over the rounds the median [min–max] of each; and the p99 of every round's
+ * writes together (A's against B's: `--rounds` × `--writes` latencies each, where one round's p99 rests on its
+ * ten slowest writes).
+ * `--control`: B without endpoints too (A/A), the same runs otherwise: how far two runs of one service apart
+ * differ by chance, the noise the B/A of a round stands against.
  *
  * Options: --dialects sqlite,postgres --events N (10000) --writes N (1000) --rate R (100) --connections C (8)
- *          --endpoints E (3) --rounds R (3) --timeout S (60) --body realistic|minimal --out FILE
+ *          --endpoints E (3) --rounds R (3) --timeout S (60) --body realistic|minimal --control --out FILE
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -37,12 +41,15 @@ import { prepareSite } from './seed.js';
 import { createBody, EVENTS_PATH, NS } from './traffic.js';
 
 const { values } = parseArgs({
-  options: Object.fromEntries(
-    ['dialects', 'events', 'writes', 'rate', 'connections', 'endpoints', 'rounds', 'timeout', 'body', 'out'].map((name) => [
-      name,
-      { type: 'string' as const },
-    ]),
-  ),
+  options: {
+    ...(Object.fromEntries(
+      (['dialects', 'events', 'writes', 'rate', 'connections', 'endpoints', 'rounds', 'timeout', 'body', 'out'] as const).map((name) => [
+        name,
+        { type: 'string' as const },
+      ]),
+    ) as Record<'dialects' | 'events' | 'writes' | 'rate' | 'connections' | 'endpoints' | 'rounds' | 'timeout' | 'body' | 'out', { type: 'string' }>),
+    control: { type: 'boolean' as const },
+  },
 });
 const o = {
   dialects: (values.dialects ?? 'sqlite,postgres').split(','),
@@ -54,6 +61,8 @@ const o = {
   rounds: Number(values.rounds ?? 3),
   timeout: Number(values.timeout ?? 60),
   body: (values.body ?? 'realistic') as 'realistic' | 'minimal',
+  /** A/A: B runs without endpoints too. */
+  control: values.control === true,
 };
 /** The goal's bounds: commit → send p99, and how far B's writes may fall behind A's. */
 const GOAL = { sendP99Ms: 2000, tolerance: 0.1 };
@@ -259,9 +268,13 @@ interface DeliveryFigures {
 
 interface Run {
   round: number;
+  /** A, or B: with the endpoints (without them too under `--control`). */
+  kind: 'A' | 'B';
   endpoints: number;
   write: WriteFigures;
   delivery?: DeliveryFigures;
+  /** Every write's latency (for the p99 over all rounds; not written to the JSON). */
+  latenciesMs?: number[];
 }
 
 function writeFigures(burst: { writes: Write[]; seconds: number }, cpu: number, machine: { busy: number; total: number }): WriteFigures {
@@ -320,8 +333,9 @@ async function runOnce(
   receiverUrls: readonly string[],
   round: number,
   count: number,
-  withEndpoints: boolean,
+  kind: Run['kind'],
 ): Promise<Run> {
+  const withEndpoints = kind === 'B' && !o.control;
   await settle(service.base);
   const endpointIds = withEndpoints ? await addEndpoints(service.base, receiverUrls) : [];
   arrivals = [];
@@ -333,7 +347,13 @@ async function runOnce(
   const cpu = cpuMs(pid) - cpu0;
   const machine1 = machineCpuMs();
   const machine = { busy: machine1.busy - machine0.busy, total: machine1.total - machine0.total };
-  const run: Run = { round, endpoints: endpointIds.length, write: writeFigures(burst, cpu, machine) };
+  const run: Run = {
+    round,
+    kind,
+    endpoints: endpointIds.length,
+    write: writeFigures(burst, cpu, machine),
+    latenciesMs: burst.writes.map((w) => w.answered - w.due),
+  };
   if (withEndpoints) {
     const ids = new Set(burst.writes.map((w) => w.id));
     await awaitDeliveries(ids, receiverUrls.length);
@@ -368,6 +388,13 @@ async function runOnce(
   return run;
 }
 
+/** The write p99 of every round's A writes together and of every round's B writes together. */
+function pooledP99(pairs: readonly { a: Run; b: Run }[]): { writes: number; aP99Ms: number; bP99Ms: number; ratio: number } {
+  const a = quantiles(pairs.flatMap((p) => p.a.latenciesMs ?? []));
+  const b = quantiles(pairs.flatMap((p) => p.b.latenciesMs ?? []));
+  return { writes: a.n, aP99Ms: a.p99, bP99Ms: b.p99, ratio: round2(b.p99 / a.p99) };
+}
+
 // ---- the bench -------------------------------------------------------------------------------------------
 
 const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n >= 10 ? n.toFixed(1) : n.toFixed(2));
@@ -376,7 +403,7 @@ const fmtSpread = (s: Spread, f: (n: number) => string = fmt) => `${f(s.median)}
 
 function describe(run: Run): string {
   const w = run.write;
-  const head = `${run.endpoints === 0 ? 'A no endpoints ' : `B ${run.endpoints} endpoints`}  ${w.writes} writes ${fmt(w.writesPerSec)}/s  p50 ${fmt(w.p50Ms)} p99 ${fmt(w.p99Ms)} max ${fmt(w.maxMs)} ms  CPU ${fmt(w.serviceCpuMsPerWrite)} ms/write, machine ${Math.round(w.machineBusy * 100)} % busy`;
+  const head = `${run.kind === 'A' ? 'A no endpoints ' : run.endpoints === 0 ? 'B (control) no endpoints' : `B ${run.endpoints} endpoints`}  ${w.writes} writes ${fmt(w.writesPerSec)}/s  p50 ${fmt(w.p50Ms)} p99 ${fmt(w.p99Ms)} max ${fmt(w.maxMs)} ms  CPU ${fmt(w.serviceCpuMsPerWrite)} ms/write, machine ${Math.round(w.machineBusy * 100)} % busy`;
   const d = run.delivery;
   if (!d) return head;
   const q = (x: Quantiles) => `p50 ${fmt(x.p50)} p95 ${fmt(x.p95)} p99 ${fmt(x.p99)} max ${fmt(x.max)}`;
@@ -404,19 +431,21 @@ try {
       const pairs: { a: Run; b: Run; throughputRatio: number; p99Ratio: number; cpuRatio: number }[] = [];
       try {
         // wakes the write path and the delivery path (not measured)
-        const warm = await runOnce(service, storage, receiverUrls, 0, WARMUP_WRITES, true);
-        console.log(`[${dialect} warm-up] ${warm.delivery?.made}/${warm.delivery?.expected} deliveries`);
+        const warm = await runOnce(service, storage, receiverUrls, 0, WARMUP_WRITES, 'B');
+        console.log(
+          `[${dialect} warm-up] ${warm.delivery ? `${warm.delivery.made}/${warm.delivery.expected} deliveries` : 'no endpoints (control)'}`,
+        );
         for (let round = 1; round <= o.rounds; round++) {
           // A then B in odd rounds, B then A in even ones: a drift of the machine spreads over both
-          const order = round % 2 === 1 ? [false, true] : [true, false];
+          const order: Run['kind'][] = round % 2 === 1 ? ['A', 'B'] : ['B', 'A'];
           const runs: Run[] = [];
-          for (const withEndpoints of order) {
-            const run = await runOnce(service, storage, receiverUrls, round, o.writes, withEndpoints);
+          for (const kind of order) {
+            const run = await runOnce(service, storage, receiverUrls, round, o.writes, kind);
             console.log(`[${dialect} r${round}] ${describe(run)}`);
             runs.push(run);
           }
-          const a = runs.find((r) => r.endpoints === 0) as Run;
-          const b = runs.find((r) => r.endpoints > 0) as Run;
+          const a = runs.find((r) => r.kind === 'A') as Run;
+          const b = runs.find((r) => r.kind === 'B') as Run;
           const pair = {
             a,
             b,
@@ -457,25 +486,36 @@ try {
         commitToSendP95Ms: sp((p) => p.b.delivery?.commitToSendMs.p95 ?? Number.NaN),
         commitToSendP99Ms: sp((p) => p.b.delivery?.commitToSendMs.p99 ?? Number.NaN),
         drainSeconds: sp((p) => p.b.delivery?.drainSeconds ?? Number.NaN),
+        /** The p99 of every round's writes together, A's and B's, and their ratio. */
+        pooled: pooledP99(pairs),
       };
       const goals = {
-        everyDelivery: pairs.every((p) => p.b.delivery?.made === p.b.delivery?.expected),
+        everyDelivery: o.control || pairs.every((p) => p.b.delivery?.made === p.b.delivery?.expected),
         commitToSendP99: pairs.every((p) => (p.b.delivery?.commitToSendMs.p99 ?? Number.POSITIVE_INFINITY) < GOAL.sendP99Ms),
         throughput: pairs.every((p) => p.throughputRatio >= 1 - GOAL.tolerance),
         writeP99: pairs.every((p) => p.p99Ratio <= 1 + GOAL.tolerance),
       };
       failed ||= !goals.everyDelivery;
-      results[dialect] = { events: o.events, summary, goals, rounds: pairs };
+      for (const p of pairs) {
+        delete p.a.latenciesMs;
+        delete p.b.latenciesMs;
+      }
+      results[dialect] = { events: o.events, control: o.control, summary, goals, rounds: pairs };
       const s = summary;
       const mark = (met: boolean) => (met ? 'met' : 'MISSED');
       console.log(
         [
           `[${dialect}] median [min–max] of ${pairs.length} rounds:`,
           `  A (no endpoints)   writes/s ${fmtSpread(s.a.writesPerSec)}  p50 ${fmtSpread(s.a.p50Ms)}  p99 ${fmtSpread(s.a.p99Ms)} ms  CPU ${fmtSpread(s.a.serviceCpuMsPerWrite)} ms/write, machine ${fmtSpread(s.a.machineBusy, pct)} busy`,
-          `  B (${o.endpoints} endpoints)    writes/s ${fmtSpread(s.b.writesPerSec)}  p50 ${fmtSpread(s.b.p50Ms)}  p99 ${fmtSpread(s.b.p99Ms)} ms  CPU ${fmtSpread(s.b.serviceCpuMsPerWrite)} ms/write, machine ${fmtSpread(s.b.machineBusy, pct)} busy`,
+          `  ${o.control ? 'B (control)        ' : `B (${o.endpoints} endpoints)   `} writes/s ${fmtSpread(s.b.writesPerSec)}  p50 ${fmtSpread(s.b.p50Ms)}  p99 ${fmtSpread(s.b.p99Ms)} ms  CPU ${fmtSpread(s.b.serviceCpuMsPerWrite)} ms/write, machine ${fmtSpread(s.b.machineBusy, pct)} busy`,
           `  B/A throughput ${fmtSpread(s.throughputRatio)} (≥ ${1 - GOAL.tolerance}: ${mark(goals.throughput)}), write p99 ${fmtSpread(s.p99Ratio)} (≤ ${1 + GOAL.tolerance}: ${mark(goals.writeP99)}), CPU per write ${fmtSpread(s.cpuRatio)}`,
-          `  deliveries ${fmtSpread(s.deliveriesMade)} of ${s.deliveriesExpected} (${mark(goals.everyDelivery)}), last ${fmtSpread(s.drainSeconds)} s after the last write`,
-          `  commit → send p50 ${fmtSpread(s.commitToSendP50Ms)}  p95 ${fmtSpread(s.commitToSendP95Ms)}  p99 ${fmtSpread(s.commitToSendP99Ms)} ms (< ${GOAL.sendP99Ms}: ${mark(goals.commitToSendP99)})`,
+          `  write p99 of all ${s.pooled.writes} writes of each: A ${fmt(s.pooled.aP99Ms)} ms, B ${fmt(s.pooled.bP99Ms)} ms, B/A ${s.pooled.ratio.toFixed(2)}`,
+          ...(o.control
+            ? ['  (control: B had no endpoints either)']
+            : [
+                `  deliveries ${fmtSpread(s.deliveriesMade)} of ${s.deliveriesExpected} (${mark(goals.everyDelivery)}), last ${fmtSpread(s.drainSeconds)} s after the last write`,
+                `  commit → send p50 ${fmtSpread(s.commitToSendP50Ms)}  p95 ${fmtSpread(s.commitToSendP95Ms)}  p99 ${fmtSpread(s.commitToSendP99Ms)} ms (< ${GOAL.sendP99Ms}: ${mark(goals.commitToSendP99)})`,
+              ]),
         ].join('\n'),
       );
     } finally {
@@ -490,7 +530,7 @@ try {
 
 if (stray > 0) console.log(`${stray} deliveries arrived outside a run (late or repeated)`);
 const file = writeMeasured('webhooks', o.dialects, values.out, {
-  command: `node dist/bench/webhooks.js --dialects ${o.dialects.join(',')} --events ${o.events} --writes ${o.writes} --rate ${o.rate} --connections ${o.connections} --endpoints ${o.endpoints} --rounds ${o.rounds} --timeout ${o.timeout} --body ${o.body}`,
+  command: `node dist/bench/webhooks.js --dialects ${o.dialects.join(',')} --events ${o.events} --writes ${o.writes} --rate ${o.rate} --connections ${o.connections} --endpoints ${o.endpoints} --rounds ${o.rounds} --timeout ${o.timeout} --body ${o.body}${o.control ? ' --control' : ''}`,
   options: o,
   results: { ...results, strayDeliveries: stray, wallSeconds: Math.round((Date.now() - started) / 1000) },
   machine: machineInfo(loadBefore),
