@@ -34,9 +34,13 @@ function empty(value: unknown): boolean {
   );
 }
 
+/** Each schema's required keys, as a set (built once: every venue and organizer of a list goes through here). */
+const requiredKeys = new WeakMap<TObject, ReadonlySet<string>>();
+
 /** The object with its empty optional keys (those not in the schema's `required`) left out, in order. */
 function dropEmptyOptional<T>(schema: TObject, full: Complete<T>): T {
-  const required = new Set(schema.required ?? []);
+  let required = requiredKeys.get(schema);
+  if (!required) requiredKeys.set(schema, (required = new Set(schema.required ?? [])));
   const out: Json = {};
   for (const [k, v] of Object.entries(full)) if (required.has(k) || !empty(v)) out[k] = v;
   return out as T;

@@ -137,16 +137,17 @@ export function plainText(text: string): string {
 const BLOCK =
   '(?:table|thead|tfoot|caption|col|colgroup|tbody|tr|td|th|div|dl|dd|dt|ul|ol|li|pre|form|map|area|blockquote|address|math|style|p|h[1-6]|hr|fieldset|legend|section|article|aside|hgroup|header|footer|nav|figure|figcaption|details|menu|summary)';
 
+const BLOCK_START = new RegExp(`^<${BLOCK}[\\s/>]`, 'i');
+
 /** WordPress' wpautop, simplified: blank lines make paragraphs, single newlines `<br />`, blocks stay. */
 export function autop(text: string): string {
   const normalised = text.replace(/\r\n?/g, '\n').trim();
   if (normalised === '') return '';
-  const blockStart = new RegExp(`^<${BLOCK}[\\s/>]`, 'i');
   return normalised
     .split(/\n\s*\n/)
     .map((chunk) => chunk.trim())
     .filter((chunk) => chunk !== '')
-    .map((chunk) => (blockStart.test(chunk) ? chunk : `<p>${chunk.replace(/\n/g, '<br />\n')}</p>`))
+    .map((chunk) => (BLOCK_START.test(chunk) ? chunk : `<p>${chunk.replace(/\n/g, '<br />\n')}</p>`))
     .join('\n')
     .trim();
 }
