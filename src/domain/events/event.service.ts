@@ -278,13 +278,12 @@ export class EventService {
   async views(records: readonly EventRecord[], actor: Actor): Promise<EventView[]> {
     // (a plain occurrence's organizers are its series')
     const organizersFrom = (r: EventRecord) => (r.plain && r.seriesId !== null ? r.seriesId : r.id);
-    const [terms, links, venues] = await Promise.all([
+    const [terms, { links, records: organizers }, venues] = await Promise.all([
       // (an occurrence's terms may be its series')
       this.storage.terms.forPosts(records.map((r) => r.termsFrom)),
-      this.storage.events.organizersFor(records.map(organizersFrom)),
+      this.storage.organizers.linkedToEvents(records.map(organizersFrom)),
       this.storage.venues.findMany(records.map((r) => r.venueId).filter((id): id is number => id !== null)),
     ]);
-    const organizers = await this.storage.organizers.findMany([...links.values()].flat());
     const series = await this.seriesViews(records);
     const imageIds = [...records, ...venues.values(), ...organizers.values()].map((r) => r.imageId).filter((id): id is number => id !== null);
     const images = await this.storage.images.findMany(imageIds);

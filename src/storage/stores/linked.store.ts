@@ -87,6 +87,31 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
     return new Map(rows.map((r) => [Number(r.id), this.map(r)]));
   }
 
+  /**
+   * The organizers linked to each of these events, in link order, with their records: one query where the
+   * links and the records took two round trips one after the other (issue 17; the views of a list or an event).
+   */
+  async linkedToEvents(eventIds: readonly number[]): Promise<{ links: Map<number, number[]>; records: Map<number, RecordOf<T>> }> {
+    if (this.type !== 'organizer') throw new Error('only organizers are linked to events by event_organizers');
+    const links = new Map<number, number[]>();
+    const records = new Map<number, RecordOf<T>>();
+    if (eventIds.length === 0) return { links, records };
+    const rows = await this.select()
+      .innerJoin('event_organizers as eo', 'eo.organizer_id', 'd.post_id')
+      .select('eo.event_id as linked_event_id')
+      .where('eo.event_id', 'in', [...new Set(eventIds)])
+      .orderBy('eo.event_id')
+      .orderBy('eo.position')
+      .execute();
+    for (const row of rows) {
+      const eventId = Number(row.linked_event_id);
+      const id = Number(row.id);
+      links.set(eventId, [...(links.get(eventId) ?? []), id]);
+      if (!records.has(id)) records.set(id, this.map(row));
+    }
+    return { links, records };
+  }
+
   /** By slug, any status; a published one first. */
   async findBySlug(slug: string): Promise<RecordOf<T> | undefined> {
     const row = await this.select()
