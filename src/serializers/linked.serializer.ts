@@ -40,7 +40,10 @@ const requiredKeys = new WeakMap<TObject, ReadonlySet<string>>();
 /** The object with its empty optional keys (those not in the schema's `required`) left out, in order. */
 function dropEmptyOptional<T>(schema: TObject, full: Complete<T>): T {
   let required = requiredKeys.get(schema);
-  if (!required) requiredKeys.set(schema, (required = new Set(schema.required ?? [])));
+  if (!required) {
+    required = new Set(schema.required ?? []);
+    requiredKeys.set(schema, required);
+  }
   const out: Json = {};
   for (const [k, v] of Object.entries(full)) if (required.has(k) || !empty(v)) out[k] = v;
   return out as T;
