@@ -273,9 +273,10 @@ interface Run {
   endpoints: number;
   write: WriteFigures;
   delivery?: DeliveryFigures;
-  /** Every write's latency (for the p99 over all rounds; not written to the JSON). */
-  latenciesMs?: number[];
 }
+
+/** Every write's latency of each run, for the p99 over all rounds (beside the runs: not written to the JSON). */
+const latencies = new WeakMap<Run, number[]>();
 
 function writeFigures(burst: { writes: Write[]; seconds: number }, cpu: number, machine: { busy: number; total: number }): WriteFigures {
   const latency = quantiles(burst.writes.map((w) => w.answered - w.due));
@@ -352,8 +353,11 @@ async function runOnce(
     kind,
     endpoints: endpointIds.length,
     write: writeFigures(burst, cpu, machine),
-    latenciesMs: burst.writes.map((w) => w.answered - w.due),
   };
+  latencies.set(
+    run,
+    burst.writes.map((w) => w.answered - w.due),
+  );
   if (withEndpoints) {
     const ids = new Set(burst.writes.map((w) => w.id));
     await awaitDeliveries(ids, receiverUrls.length);
@@ -390,8 +394,8 @@ async function runOnce(
 
 /** The write p99 of every round's A writes together and of every round's B writes together. */
 function pooledP99(pairs: readonly { a: Run; b: Run }[]): { writes: number; aP99Ms: number; bP99Ms: number; ratio: number } {
-  const a = quantiles(pairs.flatMap((p) => p.a.latenciesMs ?? []));
-  const b = quantiles(pairs.flatMap((p) => p.b.latenciesMs ?? []));
+  const a = quantiles(pairs.flatMap((p) => latencies.get(p.a) ?? []));
+  const b = quantiles(pairs.flatMap((p) => latencies.get(p.b) ?? []));
   return { writes: a.n, aP99Ms: a.p99, bP99Ms: b.p99, ratio: round2(b.p99 / a.p99) };
 }
 
@@ -496,10 +500,6 @@ try {
         writeP99: pairs.every((p) => p.p99Ratio <= 1 + GOAL.tolerance),
       };
       failed ||= !goals.everyDelivery;
-      for (const p of pairs) {
-        delete p.a.latenciesMs;
-        delete p.b.latenciesMs;
-      }
       results[dialect] = { events: o.events, control: o.control, summary, goals, rounds: pairs };
       const s = summary;
       const mark = (met: boolean) => (met ? 'met' : 'MISSED');

@@ -108,14 +108,14 @@ async function worker(config: Config, tls: TlsFiles | undefined): Promise<void> 
   // (on PostgreSQL on a thread of its own, off the API's event loop and pool; see webhook-worker.ts)
   // (each of the runner's steps waits until no request is being answered, 25 ms at most; see http/quiet.ts:
   // on the API's loop on SQLite, and on PostgreSQL through the count this thread publishes)
-  const answering = new Int32Array(new SharedArrayBuffer(4));
+  // (the count is published for the thread only on PostgreSQL: on SQLite nothing reads it there)
+  const answering = config.database.dialect === 'postgres' ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
   const quiet = trackRequests(app.server, { maxWaitMs: QUIET_WAIT_MS, publish: answering });
-  const webhooks =
-    config.database.dialect === 'postgres'
-      ? startWebhookThread(app.log, answering)
-      : startWebhookRunner(app.services.webhooks, app.webhookObjects, (error) => app.log.error({ err: error }, 'sending webhooks failed'), {
-          yieldTo: quiet.wait,
-        });
+  const webhooks = answering
+    ? startWebhookThread(app.log, answering)
+    : startWebhookRunner(app.services.webhooks, app.webhookObjects, (error) => app.log.error({ err: error }, 'sending webhooks failed'), {
+        yieldTo: quiet.wait,
+      });
 
   let closing = false;
   const shutdown = async (signal: string) => {

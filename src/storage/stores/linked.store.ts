@@ -106,7 +106,9 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
     for (const row of rows) {
       const eventId = Number(row.linked_event_id);
       const id = Number(row.id);
-      links.set(eventId, [...(links.get(eventId) ?? []), id]);
+      const ids = links.get(eventId);
+      if (ids) ids.push(id);
+      else links.set(eventId, [id]);
       if (!records.has(id)) records.set(id, this.map(row));
     }
     return { links, records };
