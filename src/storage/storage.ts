@@ -16,6 +16,7 @@ import { ImportStore } from './stores/import.store.js';
 import { ImportMapStore } from './stores/import-map.store.js';
 import { LinkedStore } from './stores/linked.store.js';
 import { MediaStore } from './stores/media.store.js';
+import type { PlannedAnswers, PlannedRead } from './stores/planned.js';
 import { PostStore } from './stores/post.store.js';
 import { SeriesStore } from './stores/series.store.js';
 import { TermStore } from './stores/term.store.js';
@@ -100,6 +101,17 @@ export class Storage {
 
   async migrate(): Promise<string[]> {
     return migrate(this.dialect);
+  }
+
+  /**
+   * Several planned reads at once (stores/planned.ts), inside a transaction or not: on PostgreSQL one statement
+   * for all of them (one round trip, one snapshot), on SQLite one after the other.
+   */
+  async readTogether<P extends readonly PlannedRead<unknown>[]>(plans: P): Promise<PlannedAnswers<P>> {
+    const queries = plans.flatMap((p) => (p.query ? [p.query] : []));
+    const rows = queries.length === 0 ? [] : await this.dialect.readTogether(this.db, queries);
+    let next = 0;
+    return plans.map((p) => p.read(p.query ? rows[next++] : [])) as PlannedAnswers<P>;
   }
 
   /** Move on with committed writes, in any process: what caches compare against (see Versions). */

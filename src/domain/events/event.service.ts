@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Storage } from '../../storage/storage.js';
 import type { ImageRecord } from '../../storage/stores/image.store.js';
+import type { OccurrenceRow, SeriesRow } from '../../storage/stores/series.store.js';
 import type { IsoBound } from '../../time/iso-bound.js';
 import { formatUtcMs, formatWall, getZone, msToWall, parseWall, utcMsToZonedWall, wallToMs, zonedWallToUtcMs } from '../../time/zones.js';
 import { type Actor, isAuthenticated } from '../actor.js';
@@ -274,19 +275,32 @@ export class EventService {
     return { items: await this.views(events, actor), total, effective, stableForMs: stable ? STABLE_WINDOW_MS : undefined };
   }
 
-  /** Embedded data for any number of events in a fixed number of queries. */
+  /**
+   * Embedded data for any number of events in a fixed number of queries, read together (on PostgreSQL one round
+   * trip): terms, organizers with their links, venues, the images of all three, and what recurring records add.
+   */
   async views(records: readonly EventRecord[], actor: Actor): Promise<EventView[]> {
     // (a plain occurrence's organizers are its series')
     const organizersFrom = (r: EventRecord) => (r.plain && r.seriesId !== null ? r.seriesId : r.id);
-    const [terms, { links, records: organizers }, venues] = await Promise.all([
+    const venueIds = records.map((r) => r.venueId).filter((id): id is number => id !== null);
+    const masters = records.filter((r) => r.kind === 'series').map((r) => r.id);
+    const occurrences = records.filter((r) => r.kind === 'occurrence').map((r) => r.id);
+    const imageIds = (rs: Iterable<{ readonly imageId: number | null }>) => [...rs].flatMap((r) => (r.imageId === null ? [] : [r.imageId]));
+    // the images of the venues and organizers with them where a statement is a round trip; after them otherwise
+    const together = this.storage.dialect.statementsAreRoundTrips;
+    const [terms, { links, records: organizers }, venues, imagesRead, rules, rows] = await this.storage.readTogether([
       // (an occurrence's terms may be its series')
-      this.storage.terms.forPosts(records.map((r) => r.termsFrom)),
-      this.storage.organizers.linkedToEvents(records.map(organizersFrom)),
-      this.storage.venues.findMany(records.map((r) => r.venueId).filter((id): id is number => id !== null)),
-    ]);
-    const series = await this.seriesViews(records);
-    const imageIds = [...records, ...venues.values(), ...organizers.values()].map((r) => r.imageId).filter((id): id is number => id !== null);
-    const images = await this.storage.images.findMany(imageIds);
+      this.storage.terms.forPostsPlan(records.map((r) => r.termsFrom)),
+      this.storage.organizers.linkedToEventsPlan(records.map(organizersFrom)),
+      this.storage.venues.findManyPlan(venueIds),
+      this.storage.images.forViewsPlan(
+        together ? { ids: imageIds(records), ofPosts: venueIds, ofOrganizersOfEvents: records.map(organizersFrom) } : { ids: [] },
+      ),
+      this.storage.series.findManyPlan(masters),
+      this.storage.series.occurrencesByIdsPlan(occurrences),
+    ] as const);
+    const images = together ? imagesRead : await this.storage.images.findMany(imageIds([...records, ...venues.values(), ...organizers.values()]));
+    const series = this.seriesViews(records, rules, rows);
     const image = (id: number | null) => (id === null ? undefined : images.get(id));
     const readable = <R extends VenueRecord | OrganizerRecord>(r: R | undefined): LinkedView<R> | undefined =>
       r && canReadPost(actor, r) ? { record: r, image: image(r.imageId) } : undefined;
@@ -306,17 +320,15 @@ export class EventService {
     });
   }
 
-  /** What recurring records add (nothing for single events, and no query when a page has none). */
-  private async seriesViews(records: readonly EventRecord[]): Promise<Map<number, SeriesView>> {
+  /** What recurring records add (nothing for single events), from their series' rules and occurrence rows. */
+  private seriesViews(
+    records: readonly EventRecord[],
+    rules: ReadonlyMap<number, SeriesRow>,
+    rows: ReadonlyMap<number, OccurrenceRow>,
+  ): Map<number, SeriesView> {
     const out = new Map<number, SeriesView>();
-    const masters = records.filter((r) => r.kind === 'series');
-    const occurrences = records.filter((r) => r.kind === 'occurrence');
-    if (masters.length === 0 && occurrences.length === 0) return out;
-    const [rules, rows] = await Promise.all([
-      this.storage.series.findMany(masters.map((r) => r.id)),
-      this.storage.series.occurrencesByIds(occurrences.map((r) => r.id)),
-    ]);
-    for (const m of masters) {
+    for (const m of records) {
+      if (m.kind !== 'series') continue;
       const rule = rules.get(m.id);
       if (!rule) continue;
       const frame = frameOf(m, this.siteZone);
@@ -328,7 +340,8 @@ export class EventService {
         splitFrom: rule.splitFrom,
       });
     }
-    for (const o of occurrences) {
+    for (const o of records) {
+      if (o.kind !== 'occurrence') continue;
       const row = rows.get(o.id);
       if (row) out.set(o.id, { kind: 'occurrence', ...SeriesKeeper.describe(row, o.allDay) });
     }

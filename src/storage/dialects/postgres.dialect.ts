@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
-import { type ColumnDefinitionBuilder, type Expression, Kysely, PostgresDialect as KyselyPostgres, type LogEvent, type SqlBool, sql } from 'kysely';
+import {
+  type ColumnDefinitionBuilder,
+  CompiledQuery,
+  type Expression,
+  Kysely,
+  PostgresDialect as KyselyPostgres,
+  type LogEvent,
+  type SqlBool,
+  sql,
+} from 'kysely';
 import pg from 'pg';
 import type { Database } from '../database.js';
+import type { Row } from '../stores/planned.js';
 import {
   CREDENTIAL_TABLES,
   CREDENTIALS_VERSION_ID,
@@ -78,6 +88,7 @@ export class PostgresDialect implements Dialect {
   readonly name = 'postgres' as const;
   readonly rowsPerBulkStatement = Number.POSITIVE_INFINITY;
   readonly skipLocked = true;
+  readonly statementsAreRoundTrips = true;
   readonly foldsEveryScript = true;
   readonly bytesType = 'bytea' as const;
   readonly lowerFunction = 'lower';
@@ -486,6 +497,25 @@ export class PostgresDialect implements Dialect {
       });
   }
 
+  /**
+   * One statement for all the reads: `select (select coalesce(json_agg(r0), '[]') from (<read 0>) r0) as p0, …`,
+   * each read's parameters renumbered after the ones before. A read's rows come back as its own statement gives
+   * them (the driver reads every integer and numeric as a number, and these tables hold no dates, only text), in its
+   * order: a subquery with ORDER BY is not merged into the one around it, and `json_agg` has no parallel form.
+   */
+  async readTogether(db: Kysely<Database>, queries: readonly CompiledQuery[]): Promise<Row[][]> {
+    if (queries.length === 0) return [];
+    if (queries.length === 1) return [(await db.executeQuery(queries[0])).rows as Row[]];
+    const parameters: unknown[] = [];
+    const columns = queries.map((query, i) => {
+      const text = renumberParameters(query.sql, parameters.length);
+      parameters.push(...query.parameters);
+      return `(select coalesce(json_agg(r${i}), '[]'::json) from (${text}) r${i}) as p${i}`;
+    });
+    const { rows } = await db.executeQuery<Record<string, Row[]>>(CompiledQuery.raw(`select ${columns.join(', ')}`, parameters));
+    return queries.map((_, i) => rows[0][`p${i}`]);
+  }
+
   /** Analyzes the tables that have rows but no statistics yet (after a bulk load); autovacuum does the rest. */
   async optimize(): Promise<void> {
     const { rows } = await sql<{ relname: string }>`
@@ -501,6 +531,17 @@ export class PostgresDialect implements Dialect {
   async close(): Promise<void> {
     await this.db.destroy();
   }
+}
+
+/**
+ * A statement's `$n` parameters as `$(n + offset)`, outside quoted strings and names (PostgreSQL's placeholders,
+ * as the query builder and stores/statement.ts write them).
+ */
+export function renumberParameters(text: string, offset: number): string {
+  if (offset === 0) return text;
+  return text.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|\$(\d+)/g, (match, n: string | undefined) =>
+    n === undefined ? match : `$${Number(n) + offset}`,
+  );
 }
 
 /** `xmin` and `xmax` of a snapshot's text, as strings (xid8 values may pass 2^53). */

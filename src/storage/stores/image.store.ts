@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, ImageRow } from '../database.js';
+import { type PlannedRead, planned, runPlanned } from './planned.js';
 
 export interface ImageRecord {
   readonly id: number;
@@ -13,7 +14,7 @@ export interface ImageRecord {
 }
 
 const toRecord = (row: ImageRow): ImageRecord => ({
-  id: row.post_id,
+  id: Number(row.post_id),
   url: row.url,
   extension: row.extension,
   mimeType: row.mime_type,
@@ -37,14 +38,51 @@ export class ImageStore {
     return row ? toRecord(row) : undefined;
   }
 
-  async findMany(ids: readonly number[]): Promise<Map<number, ImageRecord>> {
-    if (ids.length === 0) return new Map();
-    const rows = await this.db
-      .selectFrom('images')
-      .selectAll()
-      .where('post_id', 'in', [...new Set(ids)])
-      .execute();
-    return new Map(rows.map((r) => [r.post_id, toRecord(r)]));
+  findMany(ids: readonly number[]): Promise<Map<number, ImageRecord>> {
+    return runPlanned(this.db, this.forViewsPlan({ ids }));
+  }
+
+  /**
+   * The images of what an event's view shows, planned (Storage.readTogether): these images, the featured images of
+   * these posts (venues) and of the organizers linked to these events — read with them, not after them.
+   */
+  forViewsPlan(of: {
+    readonly ids: readonly number[];
+    readonly ofPosts?: readonly number[];
+    readonly ofOrganizersOfEvents?: readonly number[];
+  }): PlannedRead<Map<number, ImageRecord>> {
+    const ids = [...new Set(of.ids)];
+    const ofPosts = [...new Set(of.ofPosts ?? [])];
+    const ofEvents = [...new Set(of.ofOrganizersOfEvents ?? [])];
+    const query =
+      ids.length + ofPosts.length + ofEvents.length === 0
+        ? undefined
+        : this.db
+            .selectFrom('images')
+            .selectAll()
+            .where((eb) =>
+              eb.or([
+                ...(ids.length > 0 ? [eb('post_id', 'in', ids)] : []),
+                ...(ofPosts.length > 0
+                  ? [eb('post_id', 'in', eb.selectFrom('posts').select('posts.image_id').where('posts.id', 'in', ofPosts))]
+                  : []),
+                ...(ofEvents.length > 0
+                  ? [
+                      eb(
+                        'post_id',
+                        'in',
+                        eb
+                          .selectFrom('event_organizers as eo')
+                          .innerJoin('posts as op', 'op.id', 'eo.organizer_id')
+                          .select('op.image_id')
+                          .where('eo.event_id', 'in', ofEvents),
+                      ),
+                    ]
+                  : []),
+              ]),
+            )
+            .compile();
+    return planned(query, (rows) => new Map((rows as ImageRow[]).map((r) => [Number(r.post_id), toRecord(r)])));
   }
 
   /** A new image at a URL (its title: the URL's file name, or the one given). */

@@ -19,6 +19,7 @@ import { type Codec, type ColumnMap, columnMap, flag, nullableNumber } from './c
 import { containsFolded } from './like.js';
 import { caseInsensitiveEquals, needsUnindexedLookup } from './name-match.js';
 import { plainEvents } from './plain-occurrences.js';
+import { type PlannedRead, planned, runPlanned } from './planned.js';
 import { postColumns, postFromRow } from './post.store.js';
 
 type DetailsTables = { venue: VenuesTable; organizer: OrganizersTable };
@@ -79,39 +80,55 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
     return row ? this.map(row) : undefined;
   }
 
-  async findMany(ids: readonly number[]): Promise<Map<number, RecordOf<T>>> {
-    if (ids.length === 0) return new Map();
-    const rows = await this.select()
-      .where('d.post_id', 'in', [...new Set(ids)])
-      .execute();
-    return new Map(rows.map((r) => [Number(r.id), this.map(r)]));
+  findMany(ids: readonly number[]): Promise<Map<number, RecordOf<T>>> {
+    return runPlanned(this.db, this.findManyPlan(ids));
+  }
+
+  /** findMany, planned (to run with other reads: Storage.readTogether). */
+  findManyPlan(ids: readonly number[]): PlannedRead<Map<number, RecordOf<T>>> {
+    const query =
+      ids.length === 0
+        ? undefined
+        : this.select()
+            .where('d.post_id', 'in', [...new Set(ids)])
+            .compile();
+    return planned(query, (rows) => new Map(rows.map((r) => [Number(r.id), this.map(r)])));
   }
 
   /**
    * The organizers linked to each of these events, in link order, with their records: one query where the
    * links and the records took two round trips one after the other (issue 17; the views of a list or an event).
    */
-  async linkedToEvents(eventIds: readonly number[]): Promise<{ links: Map<number, number[]>; records: Map<number, RecordOf<T>> }> {
+  linkedToEvents(eventIds: readonly number[]): Promise<{ links: Map<number, number[]>; records: Map<number, RecordOf<T>> }> {
+    return runPlanned(this.db, this.linkedToEventsPlan(eventIds));
+  }
+
+  /** linkedToEvents, planned (to run with other reads: Storage.readTogether). */
+  linkedToEventsPlan(eventIds: readonly number[]): PlannedRead<{ links: Map<number, number[]>; records: Map<number, RecordOf<T>> }> {
     if (this.type !== 'organizer') throw new Error('only organizers are linked to events by event_organizers');
-    const links = new Map<number, number[]>();
-    const records = new Map<number, RecordOf<T>>();
-    if (eventIds.length === 0) return { links, records };
-    const rows = await this.select()
-      .innerJoin('event_organizers as eo', 'eo.organizer_id', 'd.post_id')
-      .select('eo.event_id as linked_event_id')
-      .where('eo.event_id', 'in', [...new Set(eventIds)])
-      .orderBy('eo.event_id')
-      .orderBy('eo.position')
-      .execute();
-    for (const row of rows) {
-      const eventId = Number(row.linked_event_id);
-      const id = Number(row.id);
-      const ids = links.get(eventId);
-      if (ids) ids.push(id);
-      else links.set(eventId, [id]);
-      if (!records.has(id)) records.set(id, this.map(row));
-    }
-    return { links, records };
+    const query =
+      eventIds.length === 0
+        ? undefined
+        : this.select()
+            .innerJoin('event_organizers as eo', 'eo.organizer_id', 'd.post_id')
+            .select('eo.event_id as linked_event_id')
+            .where('eo.event_id', 'in', [...new Set(eventIds)])
+            .orderBy('eo.event_id')
+            .orderBy('eo.position')
+            .compile();
+    return planned(query, (rows) => {
+      const links = new Map<number, number[]>();
+      const records = new Map<number, RecordOf<T>>();
+      for (const row of rows) {
+        const eventId = Number(row.linked_event_id);
+        const id = Number(row.id);
+        const ids = links.get(eventId);
+        if (ids) ids.push(id);
+        else links.set(eventId, [id]);
+        if (!records.has(id)) records.set(id, this.map(row));
+      }
+      return { links, records };
+    });
   }
 
   /** By slug, any status; a published one first. */

@@ -20,6 +20,7 @@ import type { Database } from '../database.js';
 import type { Dialect, JsonCell, JsonColumn } from '../dialects/dialect.js';
 import { jsonList } from './columns.js';
 import { PLAIN_BY_ID } from './plain-occurrences.js';
+import { type PlannedRead, planned, runPlanned } from './planned.js';
 
 export interface SeriesRow {
   readonly id: number;
@@ -138,14 +139,21 @@ export class SeriesStore {
     return (await this.findMany([id])).get(id);
   }
 
-  async findMany(ids: readonly number[]): Promise<Map<number, SeriesRow>> {
-    if (ids.length === 0) return new Map();
-    const rows = await this.db
-      .selectFrom('event_series')
-      .selectAll()
-      .where('post_id', 'in', [...new Set(ids)])
-      .execute();
-    return new Map(rows.map((r) => [Number(r.post_id), toSeries(r)]));
+  findMany(ids: readonly number[]): Promise<Map<number, SeriesRow>> {
+    return runPlanned(this.db, this.findManyPlan(ids));
+  }
+
+  /** findMany, planned (to run with other reads: Storage.readTogether). */
+  findManyPlan(ids: readonly number[]): PlannedRead<Map<number, SeriesRow>> {
+    const query =
+      ids.length === 0
+        ? undefined
+        : this.db
+            .selectFrom('event_series')
+            .selectAll()
+            .where('post_id', 'in', [...new Set(ids)])
+            .compile();
+    return planned(query, (rows) => new Map(rows.map((r) => [Number(r.post_id), toSeries(r)])));
   }
 
   async save(s: SeriesRow): Promise<void> {
@@ -176,14 +184,21 @@ export class SeriesStore {
     return (await this.occurrencesByIds([id])).get(id);
   }
 
-  async occurrencesByIds(ids: readonly number[]): Promise<Map<number, OccurrenceRow>> {
-    if (ids.length === 0) return new Map();
-    const rows = await this.db
-      .selectFrom('occurrences')
-      .selectAll()
-      .where('id', 'in', [...new Set(ids)])
-      .execute();
-    return new Map(rows.map((r) => [Number(r.id), toOccurrence(r)]));
+  occurrencesByIds(ids: readonly number[]): Promise<Map<number, OccurrenceRow>> {
+    return runPlanned(this.db, this.occurrencesByIdsPlan(ids));
+  }
+
+  /** occurrencesByIds, planned (to run with other reads: Storage.readTogether). */
+  occurrencesByIdsPlan(ids: readonly number[]): PlannedRead<Map<number, OccurrenceRow>> {
+    const query =
+      ids.length === 0
+        ? undefined
+        : this.db
+            .selectFrom('occurrences')
+            .selectAll()
+            .where('id', 'in', [...new Set(ids)])
+            .compile();
+    return planned(query, (rows) => new Map(rows.map((r) => [Number(r.id), toOccurrence(r)])));
   }
 
   /** A series' occurrences that exist (active or cancelled), by original start. */

@@ -17,8 +17,13 @@ export class Statement<Row = unknown> {
     this.text = dialect.name === 'postgres' ? lowered.replace(/\?/g, () => `$${++n}`) : lowered;
   }
 
+  /** The statement with these parameters, to run later (stores/planned.ts). */
+  compile(params: readonly unknown[]): CompiledQuery<Row> {
+    return CompiledQuery.raw(this.text, [...params]);
+  }
+
   async all(db: Kysely<Database>, params: readonly unknown[]): Promise<Row[]> {
-    return (await db.executeQuery<Row>(CompiledQuery.raw(this.text, [...params]))).rows;
+    return (await db.executeQuery<Row>(this.compile(params))).rows;
   }
 
   async first(db: Kysely<Database>, params: readonly unknown[]): Promise<Row | undefined> {

@@ -21,6 +21,7 @@ type TermFieldsRow = Pick<TermsTable, 'taxonomy' | 'name' | 'slug' | 'descriptio
 import type { Dialect } from '../dialects/dialect.js';
 import { containsFolded } from './like.js';
 import { PLAIN_BY_ID } from './plain-occurrences.js';
+import { type PlannedRead, planned, runPlanned } from './planned.js';
 import { Statement, statementSet } from './statement.js';
 
 /** The statements of the event write path (see Statement). */
@@ -365,27 +366,39 @@ export class TermStore {
   }
 
   /** Terms of each post, ordered by name (WordPress' order for post terms). One query for any number of posts. */
-  async forPosts(postIds: readonly number[]): Promise<Map<number, Term[]>> {
-    const result = new Map<number, Term[]>();
-    if (postIds.length === 0) return result;
-    if (postIds.length === 1) {
-      const rows = await this.sql.forPost.all(this.db, [postIds[0]]);
-      if (rows.length > 0) result.set(postIds[0], rows.map(toTerm));
+  forPosts(postIds: readonly number[]): Promise<Map<number, Term[]>> {
+    return runPlanned(this.db, this.forPostsPlan(postIds));
+  }
+
+  /** forPosts, planned (to run with other reads: Storage.readTogether). */
+  forPostsPlan(postIds: readonly number[]): PlannedRead<Map<number, Term[]>> {
+    const ids = [...new Set(postIds)];
+    const query =
+      ids.length === 0
+        ? undefined
+        : ids.length === 1
+          ? this.sql.forPost.compile([ids[0]])
+          : this.withCount()
+              .innerJoin('term_relationships as rel', 'rel.term_id', 'terms.id')
+              .select('rel.post_id as post_id')
+              .where('rel.post_id', 'in', ids)
+              .orderBy(this.dialect.lower(sql.ref('terms.name')))
+              .orderBy('terms.id')
+              .compile();
+    return planned(query, (rows) => {
+      const result = new Map<number, Term[]>();
+      if (ids.length === 1) {
+        if (rows.length > 0) result.set(ids[0], (rows as TermRow[]).map(toTerm));
+        return result;
+      }
+      for (const row of rows as (TermWithCount & { post_id: number })[]) {
+        const postId = Number(row.post_id);
+        const list = result.get(postId);
+        if (list) list.push(toTerm(row));
+        else result.set(postId, [toTerm(row)]);
+      }
       return result;
-    }
-    const rows = await this.withCount()
-      .innerJoin('term_relationships as rel', 'rel.term_id', 'terms.id')
-      .select('rel.post_id as post_id')
-      .where('rel.post_id', 'in', [...new Set(postIds)])
-      .orderBy(this.dialect.lower(sql.ref('terms.name')))
-      .orderBy('terms.id')
-      .execute();
-    for (const row of rows as (TermWithCount & { post_id: number })[]) {
-      const list = result.get(row.post_id) ?? [];
-      list.push(toTerm(row));
-      result.set(row.post_id, list);
-    }
-    return result;
+    });
   }
 
   /** The term ids a post carries (both taxonomies). */
