@@ -53,7 +53,7 @@ export class Storage {
     this.posts = new PostStore(db);
     this.events = new EventStore(db, dialect);
     this.series = new SeriesStore(db, dialect);
-    this.images = new ImageStore(db);
+    this.images = new ImageStore(db, dialect);
     this.imports = new ImportStore(db, dialect);
     this.importMap = new ImportMapStore(db);
     this.venues = new LinkedStore(db, dialect, 'venue');

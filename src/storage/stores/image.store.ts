@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database, ImageRow } from '../database.js';
+import type { Dialect } from '../dialects/dialect.js';
 import { type PlannedRead, planned, runPlanned } from './planned.js';
+import { idList, Statement, statementSet } from './statement.js';
 
 export interface ImageRecord {
   readonly id: number;
@@ -24,9 +26,23 @@ const toRecord = (row: ImageRow): ImageRecord => ({
   sizes: JSON.parse(row.sizes) as ImageRecord['sizes'],
 });
 
+/** The reads of every event's view (see Statement). */
+const statements = statementSet((dialect: Dialect) => ({
+  byIds: new Statement<ImageRow>(dialect, 'select * from images where post_id in :ids'),
+  forViews: new Statement<ImageRow>(
+    dialect,
+    `select * from images where post_id in :ids
+       or post_id in (select posts.image_id from posts where posts.id in :ids)
+       or post_id in (select op.image_id from event_organizers eo inner join posts op on op.id = eo.organizer_id where eo.event_id in :ids)`,
+  ),
+}));
+
 /** Stored images (posts of type image): external ones are a URL we never download. */
 export class ImageStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
 
   async find(id: number): Promise<ImageRecord | undefined> {
     const row = await this.db.selectFrom('images').selectAll().where('post_id', '=', id).executeTakeFirst();
@@ -51,37 +67,12 @@ export class ImageStore {
     readonly ofPosts?: readonly number[];
     readonly ofOrganizersOfEvents?: readonly number[];
   }): PlannedRead<Map<number, ImageRecord>> {
-    const ids = [...new Set(of.ids)];
-    const ofPosts = [...new Set(of.ofPosts ?? [])];
-    const ofEvents = [...new Set(of.ofOrganizersOfEvents ?? [])];
-    const query =
-      ids.length + ofPosts.length + ofEvents.length === 0
-        ? undefined
-        : this.db
-            .selectFrom('images')
-            .selectAll()
-            .where((eb) =>
-              eb.or([
-                ...(ids.length > 0 ? [eb('post_id', 'in', ids)] : []),
-                ...(ofPosts.length > 0
-                  ? [eb('post_id', 'in', eb.selectFrom('posts').select('posts.image_id').where('posts.id', 'in', ofPosts))]
-                  : []),
-                ...(ofEvents.length > 0
-                  ? [
-                      eb(
-                        'post_id',
-                        'in',
-                        eb
-                          .selectFrom('event_organizers as eo')
-                          .innerJoin('posts as op', 'op.id', 'eo.organizer_id')
-                          .select('op.image_id')
-                          .where('eo.event_id', 'in', ofEvents),
-                      ),
-                    ]
-                  : []),
-              ]),
-            )
-            .compile();
+    const sources = [of.ids, of.ofPosts ?? [], of.ofOrganizersOfEvents ?? []];
+    const query = sources.every((ids) => ids.length === 0)
+      ? undefined
+      : of.ofPosts === undefined && of.ofOrganizersOfEvents === undefined
+        ? statements(this.dialect).byIds.compile([idList(this.dialect, of.ids)])
+        : statements(this.dialect).forViews.compile(sources.map((ids) => idList(this.dialect, ids)));
     return planned(query, (rows) => new Map((rows as ImageRow[]).map((r) => [Number(r.post_id), toRecord(r)])));
   }
 

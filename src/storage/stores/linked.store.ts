@@ -21,6 +21,7 @@ import { caseInsensitiveEquals, needsUnindexedLookup } from './name-match.js';
 import { plainEvents } from './plain-occurrences.js';
 import { type PlannedRead, planned, runPlanned } from './planned.js';
 import { postColumns, postFromRow } from './post.store.js';
+import { idList, Statement, statementSet } from './statement.js';
 
 type DetailsTables = { venue: VenuesTable; organizer: OrganizersTable };
 
@@ -38,6 +39,22 @@ function detailColumns<T extends LinkedType>(type: T): ColumnMap<DetailsRecordOf
 }
 
 const DETAIL_COLUMNS = { venue: detailColumns('venue'), organizer: detailColumns('organizer') };
+
+/** The reads of every event's view (see Statement): a kind's records by id, organizers by the events they are linked to. */
+const statements = statementSet((dialect: Dialect) => {
+  const of = (table: 'venues' | 'organizers') => `select posts.*, d.* from ${table} d inner join posts on posts.id = d.post_id`;
+  return {
+    findMany: {
+      venue: new Statement<Record<string, unknown>>(dialect, `${of('venues')} where d.post_id in :ids`),
+      organizer: new Statement<Record<string, unknown>>(dialect, `${of('organizers')} where d.post_id in :ids`),
+    },
+    linkedToEvents: new Statement<Record<string, unknown>>(
+      dialect,
+      `select posts.*, d.*, eo.event_id as linked_event_id from organizers d inner join posts on posts.id = d.post_id
+       inner join event_organizers eo on eo.organizer_id = d.post_id where eo.event_id in :ids order by eo.event_id, eo.position`,
+    ),
+  };
+});
 
 /** What the queries see: the tables, and the details table under the `d` alias. */
 type Joined = Database & { d: VenuesTable | OrganizersTable };
@@ -86,12 +103,7 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
 
   /** findMany, planned (to run with other reads: Storage.readTogether). */
   findManyPlan(ids: readonly number[]): PlannedRead<Map<number, RecordOf<T>>> {
-    const query =
-      ids.length === 0
-        ? undefined
-        : this.select()
-            .where('d.post_id', 'in', [...new Set(ids)])
-            .compile();
+    const query = ids.length === 0 ? undefined : statements(this.dialect).findMany[this.type].compile([idList(this.dialect, ids)]);
     return planned(query, (rows) => new Map(rows.map((r) => [Number(r.id), this.map(r)])));
   }
 
@@ -106,16 +118,7 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
   /** linkedToEvents, planned (to run with other reads: Storage.readTogether). */
   linkedToEventsPlan(eventIds: readonly number[]): PlannedRead<{ links: Map<number, number[]>; records: Map<number, RecordOf<T>> }> {
     if (this.type !== 'organizer') throw new Error('only organizers are linked to events by event_organizers');
-    const query =
-      eventIds.length === 0
-        ? undefined
-        : this.select()
-            .innerJoin('event_organizers as eo', 'eo.organizer_id', 'd.post_id')
-            .select('eo.event_id as linked_event_id')
-            .where('eo.event_id', 'in', [...new Set(eventIds)])
-            .orderBy('eo.event_id')
-            .orderBy('eo.position')
-            .compile();
+    const query = eventIds.length === 0 ? undefined : statements(this.dialect).linkedToEvents.compile([idList(this.dialect, eventIds)]);
     return planned(query, (rows) => {
       const links = new Map<number, number[]>();
       const records = new Map<number, RecordOf<T>>();

@@ -21,6 +21,7 @@ import type { Dialect, JsonCell, JsonColumn } from '../dialects/dialect.js';
 import { jsonList } from './columns.js';
 import { PLAIN_BY_ID } from './plain-occurrences.js';
 import { type PlannedRead, planned, runPlanned } from './planned.js';
+import { idList, Statement, statementSet } from './statement.js';
 
 export interface SeriesRow {
   readonly id: number;
@@ -129,6 +130,12 @@ const toOccurrence = (r: Record<string, unknown>): OccurrenceRow => ({
   ownRows: Number(r.own_rows) === 1,
 });
 
+/** The reads of a recurring record's view (see Statement). */
+const statements = statementSet((dialect: Dialect) => ({
+  findMany: new Statement<Record<string, unknown>>(dialect, 'select * from event_series where post_id in :ids'),
+  occurrencesByIds: new Statement<Record<string, unknown>>(dialect, 'select * from occurrences where id in :ids'),
+}));
+
 export class SeriesStore {
   constructor(
     private readonly db: Kysely<Database>,
@@ -145,14 +152,7 @@ export class SeriesStore {
 
   /** findMany, planned (to run with other reads: Storage.readTogether). */
   findManyPlan(ids: readonly number[]): PlannedRead<Map<number, SeriesRow>> {
-    const query =
-      ids.length === 0
-        ? undefined
-        : this.db
-            .selectFrom('event_series')
-            .selectAll()
-            .where('post_id', 'in', [...new Set(ids)])
-            .compile();
+    const query = ids.length === 0 ? undefined : statements(this.dialect).findMany.compile([idList(this.dialect, ids)]);
     return planned(query, (rows) => new Map(rows.map((r) => [Number(r.post_id), toSeries(r)])));
   }
 
@@ -190,14 +190,7 @@ export class SeriesStore {
 
   /** occurrencesByIds, planned (to run with other reads: Storage.readTogether). */
   occurrencesByIdsPlan(ids: readonly number[]): PlannedRead<Map<number, OccurrenceRow>> {
-    const query =
-      ids.length === 0
-        ? undefined
-        : this.db
-            .selectFrom('occurrences')
-            .selectAll()
-            .where('id', 'in', [...new Set(ids)])
-            .compile();
+    const query = ids.length === 0 ? undefined : statements(this.dialect).occurrencesByIds.compile([idList(this.dialect, ids)]);
     return planned(query, (rows) => new Map(rows.map((r) => [Number(r.id), toOccurrence(r)])));
   }
 

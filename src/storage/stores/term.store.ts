@@ -22,7 +22,7 @@ import type { Dialect } from '../dialects/dialect.js';
 import { containsFolded } from './like.js';
 import { PLAIN_BY_ID } from './plain-occurrences.js';
 import { type PlannedRead, planned, runPlanned } from './planned.js';
-import { Statement, statementSet } from './statement.js';
+import { idList, Statement, statementSet } from './statement.js';
 
 /** The statements of the event write path (see Statement). */
 const statements = statementSet((dialect: Dialect) => ({
@@ -39,6 +39,11 @@ const statements = statementSet((dialect: Dialect) => ({
   forPost: new Statement<TermRow>(
     dialect,
     'select terms.* from terms inner join term_relationships rel on rel.term_id = terms.id where rel.post_id = ? order by lower(terms.name), terms.id',
+  ),
+  forPosts: new Statement<TermRow & { post_id: number }>(
+    dialect,
+    `select terms.*, rel.post_id as post_id from terms inner join term_relationships rel on rel.term_id = terms.id
+     where rel.post_id in :ids order by lower(terms.name), terms.id`,
   ),
 }));
 
@@ -374,17 +379,7 @@ export class TermStore {
   forPostsPlan(postIds: readonly number[]): PlannedRead<Map<number, Term[]>> {
     const ids = [...new Set(postIds)];
     const query =
-      ids.length === 0
-        ? undefined
-        : ids.length === 1
-          ? this.sql.forPost.compile([ids[0]])
-          : this.withCount()
-              .innerJoin('term_relationships as rel', 'rel.term_id', 'terms.id')
-              .select('rel.post_id as post_id')
-              .where('rel.post_id', 'in', ids)
-              .orderBy(this.dialect.lower(sql.ref('terms.name')))
-              .orderBy('terms.id')
-              .compile();
+      ids.length === 0 ? undefined : ids.length === 1 ? this.sql.forPost.compile([ids[0]]) : this.sql.forPosts.compile([idList(this.dialect, ids)]);
     return planned(query, (rows) => {
       const result = new Map<number, Term[]>();
       if (ids.length === 1) {
