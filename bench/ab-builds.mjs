@@ -24,7 +24,7 @@ const open = async (m) =>
     : m.storage.openStorage({ dialect: 'postgres', url, schema: 'abinproc' });
 let published;
 {
-  if (dialect === 'sqlite') for (const f of [path, path + '-wal', path + '-shm']) fs.rmSync(f, { force: true });
+  if (dialect === 'sqlite') for (const f of [path, `${path}-wal`, `${path}-shm`]) fs.rmSync(f, { force: true });
   else {
     const pg = (await import(`${builds[0]}/node_modules/pg/lib/index.js`)).default;
     const c = new pg.Client(url);
