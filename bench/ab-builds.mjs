@@ -74,4 +74,13 @@ for (const [name, url] of Object.entries(urls)) {
     `${dialect} ${name}: A ${med(t[0]).toFixed(3)} ms, B ${med(t[1]).toFixed(3)} ms a request (medians of 20 blocks of 100, ${process.env.C ?? 1} at a time; B/A ${(med(t[1]) / med(t[0])).toFixed(2)})`,
   );
 }
+// the seeded database goes (the apps' storages are left to the exit)
+if (dialect === 'sqlite') for (const f of [path, `${path}-wal`, `${path}-shm`]) fs.rmSync(f, { force: true });
+else {
+  const pg = (await import(`${builds[0]}/node_modules/pg/lib/index.js`)).default;
+  const c = new pg.Client(url);
+  await c.connect();
+  await c.query('drop schema if exists abinproc cascade');
+  await c.end();
+}
 process.exit(0);
