@@ -366,3 +366,46 @@ describe('events list: query budget', () => {
     }
   });
 });
+
+describe('events list: a series made and removed between lists', () => {
+  it('lists the occurrences of a series made after a list found none, and leaves them out again once it is gone, counts and pages included', async () => {
+    const t = await createTestApp();
+    try {
+      for (let i = 0; i < 3; i++) await makeEvent(t, { title: `Single ${i}`, start_date: `+${i + 1} days 9am`, end_date: `+${i + 1} days 10am` });
+      const before = await t.get('/events');
+      assert.equal(before.status, 200);
+      assert.equal(before.body.total, 3);
+      const series = await makeEvent(t, {
+        title: 'Weekly',
+        start_date: '+1 day 8am',
+        end_date: '+1 day 9am',
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
+      });
+      const during = await t.get('/events', { query: { per_page: 50 } });
+      assert.equal(during.status, 200);
+      assert.equal(during.body.total, 3 + 4, 'the series shows each of its four occurrences');
+      assert.equal(during.body.events.filter((e: any) => e.title === 'Weekly').length, 4);
+      assert.equal(during.body.events[0].title, 'Weekly', 'in start order');
+      assert.equal((await t.del(`/events/${series.id}`, { as: 'administrator', query: { force: 'true' } })).status, 200);
+      for (let i = 0; i < 2; i++) {
+        const after = await t.get('/events');
+        assert.equal(after.body.total, 3);
+        assert.deepEqual(
+          after.body.events.map((e: any) => e.title),
+          ['Single 0', 'Single 1', 'Single 2'],
+        );
+      }
+      const page2 = await t.get('/events', { query: { per_page: 2, page: 2 } });
+      assert.deepEqual(
+        page2.body.events.map((e: any) => e.title),
+        ['Single 2'],
+      );
+      assert.equal(page2.headers['x-tec-total'], '3');
+      const beyond = await t.get('/events', { query: { per_page: 2, page: 3 } });
+      assert.equal(beyond.status, 404);
+      assert.equal(beyond.body.code, 'event-archive-page-not-found');
+    } finally {
+      await t.close();
+    }
+  });
+});
