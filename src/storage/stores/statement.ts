@@ -5,9 +5,9 @@ import type { Dialect } from '../dialects/dialect.js';
 /**
  * A fixed statement on a hot path (creating an event runs a dozen of them): written once in SQL that both
  * databases read the same, with `?` placeholders, and handed to the driver as it is, without building a query
- * tree per call (the query builder cost more than SQLite spent running these). Both drivers then reuse their
- * prepared statement for the same text. `lower(` becomes the dialect's Unicode-aware lower-casing, and `in :ids` a
- * list of ids given as one parameter (`idList`).
+ * tree per call (the query builder cost more than SQLite spent running these); SQLite reuses its prepared statement
+ * for the same text (SqliteDialect's statement cache). `lower(` becomes the dialect's Unicode-aware lower-casing,
+ * and `in :ids` a list of ids (`idList`): one JSON parameter on SQLite, one parameter per id on PostgreSQL.
  */
 export class Statement<Row = unknown> {
   readonly text: string;
