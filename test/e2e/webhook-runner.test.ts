@@ -196,6 +196,36 @@ describe('the webhook runner', () => {
     assert.equal(m.sender.calls.length, before + 1);
   });
 
+  it('answers a tick asked for during a round with a round after it, which fans out what was committed meanwhile', async () => {
+    await endpoint();
+    const first = await makeEvent(t, { title: 'Before the round' });
+    // the round that starts with the runner passes its fan-out, then is held before its claim
+    const held = gate();
+    let waits = 0;
+    const m = machinery({
+      concurrency: 1,
+      claimBatch: 16,
+      yieldTo: async () => {
+        if (++waits > 1) await held.opened;
+      },
+    });
+    while (waits < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = await makeEvent(t, { title: 'During the round' });
+    const asked = m.runner.tick();
+    held.open();
+    await asked;
+    await m.runner.idle();
+    const rows = await t.storage.db.selectFrom('webhook_deliveries').select(['resource_id', 'type']).orderBy('seq').execute();
+    assert.deepEqual(
+      rows.map((r) => [Number(r.resource_id), r.type]),
+      [
+        [first.id, 'event.created'],
+        [second.id, 'event.created'],
+      ],
+    );
+    await receiver.waitFor(2);
+  });
+
   it('moves on the lease of a delivery that waited half of it, and does not send one whose lease another process took', async () => {
     const m = machinery({ concurrency: 1, claimBatch: 4, leaseMs: 10_000 });
     const hook = await endpoint();

@@ -15,7 +15,10 @@ import type { DeliveryRow } from '../../storage/stores/webhook.store.js';
 import type { WebhookObjects, WebhookService } from './webhook.service.js';
 
 export interface WebhookRunner {
-  /** One round now: fan out, then start what is due (tests; the timer calls it too). */
+  /**
+   * One round: fan out, then start what is due (tests; the timer calls it too). It covers every change committed
+   * before the call: when a round is running, a new one follows it.
+   */
   tick(): Promise<void>;
   /** Waits until nothing is in flight (tests). */
   idle(): Promise<void>;
@@ -117,8 +120,19 @@ export function startWebhookRunner(
     for (const endpointId of await webhooks.dueEndpoints()) await fill(endpointId);
   };
 
-  const tick = () => {
-    ticking ??= round()
+  /** A round asked for while one runs: it starts when that one ends (at most one waits; later asks join it). */
+  let next: Promise<void> | undefined;
+  const tick = (): Promise<void> => {
+    // a round that began before this call may have fanned out before the changes its caller committed: the
+    // caller gets a round of its own after it, not that one
+    if (ticking) {
+      next ??= ticking.then(() => {
+        next = undefined;
+        return stopped ? undefined : tick();
+      });
+      return next;
+    }
+    ticking = round()
       .catch(onError)
       .finally(() => {
         ticking = undefined;
@@ -131,7 +145,7 @@ export function startWebhookRunner(
   void tick();
 
   const idle = async () => {
-    while (ticking || work.size > 0) await Promise.all([ticking, ...work]);
+    while (ticking || next || work.size > 0) await Promise.all([ticking, next, ...work]);
   };
   return {
     tick,
