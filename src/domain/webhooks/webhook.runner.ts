@@ -16,8 +16,8 @@ import type { WebhookObjects, WebhookService } from './webhook.service.js';
 
 export interface WebhookRunner {
   /**
-   * One round: fan out, then start what is due (tests; the timer calls it too). It covers every change committed
-   * before the call: when a round is running, a new one follows it.
+   * One round: fan out, then start what is due (tests, the CLI). It covers every change committed before the
+   * call: when a round is running, a new one follows it. (The timer's rounds join one that runs.)
    */
   tick(): Promise<void>;
   /** Waits until nothing is in flight (tests). */
@@ -120,7 +120,7 @@ export function startWebhookRunner(
     for (const endpointId of await webhooks.dueEndpoints()) await fill(endpointId);
   };
 
-  /** A round asked for while one runs: it starts when that one ends (at most one waits; later asks join it). */
+  /** A round asked for while one runs: it starts when that one ends (at most one waits; later asks join it; the timer's do not ask). */
   let next: Promise<void> | undefined;
   const tick = (): Promise<void> => {
     // a round that began before this call may have fanned out before the changes its caller committed: the
@@ -140,7 +140,8 @@ export function startWebhookRunner(
     return ticking;
   };
 
-  const timer = options.timer === false ? undefined : setInterval(() => void tick(), options.intervalMs ?? 200);
+  // (the timer's tick joins a round already running: rounds do not queue up behind a slow one)
+  const timer = options.timer === false ? undefined : setInterval(() => void (ticking ?? tick()), options.intervalMs ?? 200);
   timer?.unref();
   void tick();
 
