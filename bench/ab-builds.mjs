@@ -22,16 +22,21 @@ const open = async (m) =>
   dialect === 'sqlite'
     ? new m.storage.Storage(new m.sqlite.SqliteDialect({ path }))
     : m.storage.openStorage({ dialect: 'postgres', url, schema: 'abinproc' });
+/** Removes the seeded database (SQLite's files, PostgreSQL's schema), then runs `then` there (PostgreSQL). */
+async function removeDatabase(then = '') {
+  if (dialect === 'sqlite') {
+    for (const f of [path, `${path}-wal`, `${path}-shm`]) fs.rmSync(f, { force: true });
+    return;
+  }
+  const pg = (await import(`${builds[0]}/node_modules/pg/lib/index.js`)).default;
+  const c = new pg.Client(url);
+  await c.connect();
+  await c.query(`drop schema if exists abinproc cascade; ${then}`);
+  await c.end();
+}
 let published;
 {
-  if (dialect === 'sqlite') for (const f of [path, `${path}-wal`, `${path}-shm`]) fs.rmSync(f, { force: true });
-  else {
-    const pg = (await import(`${builds[0]}/node_modules/pg/lib/index.js`)).default;
-    const c = new pg.Client(url);
-    await c.connect();
-    await c.query('drop schema if exists abinproc cascade; create schema abinproc');
-    await c.end();
-  }
+  await removeDatabase('create schema abinproc');
   const s = await open(mods[0]);
   await s.migrate();
   const r = await mods[0].seed.seed(s, { events: n });
@@ -75,12 +80,5 @@ for (const [name, url] of Object.entries(urls)) {
   );
 }
 // the seeded database goes (the apps' storages are left to the exit)
-if (dialect === 'sqlite') for (const f of [path, `${path}-wal`, `${path}-shm`]) fs.rmSync(f, { force: true });
-else {
-  const pg = (await import(`${builds[0]}/node_modules/pg/lib/index.js`)).default;
-  const c = new pg.Client(url);
-  await c.connect();
-  await c.query('drop schema if exists abinproc cascade');
-  await c.end();
-}
+await removeDatabase();
 process.exit(0);
