@@ -9,13 +9,13 @@ import { formatCost } from '../domain/events/cost.js';
 import type { EventView } from '../domain/events/event.service.js';
 import type { FeedEvent } from '../http/routes/events/events.schemas.js';
 import type { Urls } from '../http/urls.js';
-import { findZone, formatIsoWithOffset, getZone, parseWall, wallToMs } from '../time/zones.js';
+import { atTimeOfDay, findZone, formatIsoWithOffset, getZone, parseWall, wallToMs } from '../time/zones.js';
 import { eventPermalink } from './event.serializer.js';
 
 /** The day after a stored all-day end (`YYYY-MM-DD 23:59:59`): FullCalendar's exclusive end. */
 function dayAfter(stored: string): string {
   const w = parseWall(stored);
-  return new Date(wallToMs({ ...w, hour: 0, minute: 0, second: 0 }) + 86_400_000).toISOString().slice(0, 10);
+  return new Date(wallToMs(atTimeOfDay(w, 0, 0, 0)) + 86_400_000).toISOString().slice(0, 10);
 }
 
 /** One event or occurrence; `zone`: the zone asked for (undefined: the event's own). */

@@ -31,17 +31,34 @@ function publicLink(term: Term, info: TaxonomyInfo, urls: Urls, tree: TermTree |
 }
 
 export function serializeTerm(term: Term, info: TaxonomyInfo, urls: Urls, tree?: TermTree): TermResponse {
-  const head = {
-    id: term.id,
-    count: term.count,
-    description: term.description,
-    name: term.name,
-    slug: term.slug,
-    taxonomy: info.taxonomy,
-  };
-  const tail = { meta: [], url: publicLink(term, info, urls, tree), urls: termUrls(term, info, urls) };
-  // only categories have `parent`; it sits between `taxonomy` and `meta` in the original
-  return info.hierarchical ? { ...head, parent: term.parentId, ...tail } : { ...head, ...tail };
+  const url = publicLink(term, info, urls, tree);
+  const termUrlsOf = termUrls(term, info, urls);
+  // only categories have `parent`; it sits between `taxonomy` and `meta` in the original (written out key by
+  // key: see linked.serializer.ts on spreads)
+  return info.hierarchical
+    ? {
+        id: term.id,
+        count: term.count,
+        description: term.description,
+        name: term.name,
+        slug: term.slug,
+        taxonomy: info.taxonomy,
+        parent: term.parentId,
+        meta: [],
+        url,
+        urls: termUrlsOf,
+      }
+    : {
+        id: term.id,
+        count: term.count,
+        description: term.description,
+        name: term.name,
+        slug: term.slug,
+        taxonomy: info.taxonomy,
+        meta: [],
+        url,
+        urls: termUrlsOf,
+      };
 }
 
 export function serializeEmbeddedTerm(term: Term, info: TaxonomyInfo, urls: Urls): EmbeddedTerm {

@@ -8,7 +8,7 @@ import type { Actor } from '../domain/actor.js';
 import type { EventListQuery } from '../domain/events/event.js';
 import type { Services } from '../domain/services.js';
 import type { Urls } from '../http/urls.js';
-import { formatUtcMs, getZone, utcMsToZonedWall } from '../time/zones.js';
+import { atTimeOfDay, formatUtcMs, getZone, utcMsToZonedWall } from '../time/zones.js';
 import { type EventItem, eventItem, type GridEvent, gridEvent, stackOrder } from './event-item.js';
 import { addDays, dayKey, dayParts, MONTHS } from './format.js';
 import { gridBounds, type MonthGrid, monthGrid } from './month-grid.js';
@@ -36,12 +36,13 @@ function currentYear(ctx: PageContext): number {
   return Number(siteToday(ctx).slice(0, 4));
 }
 
-const midnight = (day: string) => ({ wall: { ...dayParts(day), hour: 0, minute: 0, second: 0 }, dateOnly: true });
+const midnight = (day: string) => ({ wall: atTimeOfDay(dayParts(day), 0, 0, 0), dateOnly: true });
 
 /** The feed's query for the site's days [first, last], a day either side (another zone's event may sit on them). */
 function daysQuery(first: string, last: string, filters: Exclude<ResolvedFilters, { none: true }>) {
   const { none: _none, ...f } = filters;
-  return { ...f, start: midnight(addDays(first, -1)), end: midnight(addDays(last, 2)), timeZone: null, limit: VIEW_LIMIT };
+  // (Object.assign, not a leading spread: see event.service.ts' list)
+  return Object.assign({}, f, { start: midnight(addDays(first, -1)), end: midnight(addDays(last, 2)), timeZone: null, limit: VIEW_LIMIT });
 }
 
 /** Events overlapping the site's days [first, last], placed on the days they cover in their own zone. */
@@ -152,14 +153,12 @@ export async function listModel(ctx: PageContext, page: number, past: boolean, f
   if (filters.none) return { past, page, pages: 0, total: 0, groups: [] };
   const { none: _none, ...f } = filters;
   const now = formatUtcMs(ctx.nowMs);
-  const q: EventListQuery = {
-    ...f,
-    page,
-    perPage: LIST_PER_PAGE,
-    strictDates: true,
-    geolocDistance: 50,
-    ...(past ? { endsBefore: now, newestFirst: true } : { endsAfter: now }),
-  };
+  const q: EventListQuery = Object.assign(
+    {},
+    f,
+    { page, perPage: LIST_PER_PAGE, strictDates: true, geolocDistance: 50 },
+    past ? { endsBefore: now, newestFirst: true } : { endsAfter: now },
+  );
   const result = await ctx.services.events.list(ctx.actor, q);
   const year = currentYear(ctx);
   const groups: { label: string; items: EventItem[] }[] = [];

@@ -108,14 +108,10 @@ export function organizerModel(ctx: PageContext, o: LinkedView<OrganizerRecord>)
 
 /** Upcoming occurrences of a series (at most `limit`), or upcoming events at a venue or by an organizer. */
 export async function upcoming(ctx: PageContext, filter: Partial<EventListQuery>, limit: number): Promise<{ items: EventItem[]; total: number }> {
-  const page = await ctx.services.events.list(ctx.actor, {
-    ...filter,
-    page: 1,
-    perPage: limit,
-    strictDates: true,
-    geolocDistance: 50,
-    endsAfter: formatUtcMs(ctx.nowMs),
-  });
+  const page = await ctx.services.events.list(
+    ctx.actor,
+    Object.assign({}, filter, { page: 1, perPage: limit, strictDates: true, geolocDistance: 50, endsAfter: formatUtcMs(ctx.nowMs) }),
+  );
   const year = Number(siteToday(ctx).slice(0, 4));
   return { items: page.items.map((v) => eventItem(v, ctx.urls, year)), total: page.total };
 }

@@ -60,15 +60,15 @@ export function gridEvent(record: EventRecord, urls: Urls, currentYear: number):
 
 export function eventItem(view: EventView, urls: Urls, currentYear: number): EventItem {
   const e = view.record;
-  return {
-    ...gridEvent(e, urls, currentYear),
+  // (Object.assign, not a leading spread: on Node 20 each key written after one costs ~1 µs, per item here)
+  return Object.assign(gridEvent(e, urls, currentYear), {
     venue: view.venue ? htmlToText(view.venue.record.title) : undefined,
     cost: formatCost(e.cost, e.currencySymbol, e.currencyPosition),
     excerpt: plainWords(e.excerpt || e.content, 30),
     imageUrl: view.image?.url,
     seriesId: view.series?.kind === 'occurrence' ? view.series.seriesId : undefined,
     categories: view.categories.map((c) => c.name),
-  };
+  });
 }
 
 /** The month grid's stacking order: bars (multi-day) and all-day items first, longest first, then by start. */

@@ -3,7 +3,7 @@
  * instants in UTC, and the zone's abbreviation at the start (CONTRACT.md §6.2, §9.1, §9.2).
  */
 import { type ParsedDate, parseDateInput } from '../../time/strtotime.js';
-import { findZone, formatUtcMs, formatWall, parseWall, type WallTime, type Zone, zonedWallToUtcMs } from '../../time/zones.js';
+import { atTimeOfDay, findZone, formatUtcMs, formatWall, parseWall, type WallTime, type Zone, zonedWallToUtcMs } from '../../time/zones.js';
 import type { EventDetails } from './event.js';
 
 export type EventDates = Pick<EventDetails, 'startDate' | 'endDate' | 'startUtc' | 'endUtc' | 'timezone' | 'timezoneAbbr'>;
@@ -32,8 +32,8 @@ export function computeEventDates(start: WallTime, end: WallTime, allDay: boolea
   let s = start;
   let e = compare(end, start) < 0 ? start : end;
   if (allDay) {
-    s = { ...s, hour: 0, minute: 0, second: 0 };
-    e = { ...e, hour: 23, minute: 59, second: 59 };
+    s = atTimeOfDay(s, 0, 0, 0);
+    e = atTimeOfDay(e, 23, 59, 59);
   }
   const startMs = zonedWallToUtcMs(s, zone);
   const endMs = zonedWallToUtcMs(e, zone);

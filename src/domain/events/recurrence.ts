@@ -14,7 +14,18 @@
 import { RRuleTemporal } from 'rrule-temporal';
 import { toText } from 'rrule-temporal/totext';
 import { Temporal } from 'temporal-polyfill';
-import { compactDate, compactWall, formatWall, msToWall, parseWall, type WallTime, wallToMs, type Zone, zonedWallToUtcMs } from '../../time/zones.js';
+import {
+  atTimeOfDay,
+  compactDate,
+  compactWall,
+  formatWall,
+  msToWall,
+  parseWall,
+  type WallTime,
+  wallToMs,
+  type Zone,
+  zonedWallToUtcMs,
+} from '../../time/zones.js';
 
 /** The most instances a bounded series may have (FEATURES.md §1.5). */
 export const MAX_BOUNDED_INSTANCES = 5000;
@@ -70,7 +81,7 @@ function wallOf(y: string, mo: string, d: string, h = '0', mi = '0', s = '0'): W
   return w;
 }
 
-const midnight = (w: WallTime): WallTime => ({ ...w, hour: 0, minute: 0, second: 0 });
+const midnight = (w: WallTime): WallTime => atTimeOfDay(w, 0, 0, 0);
 
 /**
  * A date value of RDATE/EXDATE/UNTIL as a wall time in the series' zone. UTC values (`Z`) are converted; `TZID`
@@ -88,7 +99,7 @@ function readWhen(value: string, tzid: string | undefined, frame: SeriesFrame, w
   const local = m[7] === 'Z' ? msToWall(wallToMs(wall) + frame.zone.offsetAt(wallToMs(wall)) * 60_000) : wall;
   if (frame.allDay) return midnight(local);
   // a bare date on a timed series means that day at the series' time of day
-  if (m[4] === undefined) return { ...local, hour: frame.start.hour, minute: frame.start.minute, second: frame.start.second };
+  if (m[4] === undefined) return atTimeOfDay(local, frame.start.hour, frame.start.minute, frame.start.second);
   return local;
 }
 

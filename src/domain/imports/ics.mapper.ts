@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
 import { findIana } from 'windows-iana';
-import { findZone, formatWall, getZone, msToWall, type WallTime, wallToMs, zonedWallToUtcMs } from '../../time/zones.js';
+import { atTimeOfDay, findZone, formatWall, getZone, msToWall, type WallTime, wallToMs, zonedWallToUtcMs } from '../../time/zones.js';
 import { IcsFormatError, outline } from './ics.structure.js';
 
 type Component = InstanceType<typeof ICAL.Component>;
@@ -347,10 +347,7 @@ export function mapCalendar(source: string, siteZone: string): MappedCalendar {
         const series = ctx.series.get(uid);
         const rid = whenOf(ridProp);
         const zone = series?.zone ?? (rid.kind === 'zoned' ? rid.zone : ctx.calendarZone);
-        const wall =
-          series?.allDay || rid.kind === 'date'
-            ? { ...wallIn(rid, zone, ctx.siteZone), hour: 0, minute: 0, second: 0 }
-            : wallIn(rid, zone, ctx.siteZone);
+        const wall = series?.allDay || rid.kind === 'date' ? atTimeOfDay(wallIn(rid, zone, ctx.siteZone), 0, 0, 0) : wallIn(rid, zone, ctx.siteZone);
         recurrenceId = formatWall(wall);
       }
       const key = `${uid}\u0000${recurrenceId ?? ''}`;

@@ -55,7 +55,7 @@ function toRecord(row: Readonly<Record<string, unknown>>): EventRecord {
   const id = Number(row.id);
   const details = eventColumns.fromRow(row);
   const record: EventRecord = { id, type: 'event', ...postFromRow(row), ...details, termsFrom: termsCarrier(id, details.seriesId, row.shared_terms) };
-  return Number(row.own_rows) === 0 ? { ...record, plain: true } : record;
+  return Number(row.own_rows) === 0 ? Object.assign(record, { plain: true as const }) : record;
 }
 
 /**

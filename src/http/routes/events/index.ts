@@ -41,7 +41,8 @@ function renameFromBody(ctx: RouteContext): string | undefined {
 const single = { 200: EventSchema };
 
 /** What a single read of the event sends (`GET /events/{id}`, by slug). */
-const singleBody = (view: EventView, urls: Urls) => serializeEvent({ ...view, removedOccurrences: undefined }, urls, { single: true });
+const singleBody = (view: EventView, urls: Urls) =>
+  serializeEvent(Object.assign({}, view, { removedOccurrences: undefined }), urls, { single: true });
 
 /**
  * An event's Last-Modified: its own last write, or that of a venue, organizer, category or tag it embeds, whichever
