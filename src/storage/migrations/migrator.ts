@@ -28,6 +28,7 @@ import { eventsFillfactor } from './0021-events-fillfactor.migration.js';
 import { sqliteEventDateIndexes } from './0022-sqlite-event-date-indexes.migration.js';
 import { plainOccurrences } from './0023-plain-occurrences.migration.js';
 import { dayCountsFillfactor } from './0024-day-counts-fillfactor.migration.js';
+import { sqliteDayCountsClustered } from './0025-sqlite-day-counts-clustered.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -59,6 +60,7 @@ export const MIGRATIONS: readonly Migration[] = [
   sqliteEventDateIndexes,
   plainOccurrences,
   dayCountsFillfactor,
+  sqliteDayCountsClustered,
 ];
 
 /** Applies the pending migrations; returns the names applied. */
