@@ -50,6 +50,46 @@ const MAX_VERSION_READS = 2;
  * fails once with "cached plan must not change result type": its text is prepared again under a new name, and
  * the statement retried at once unless it ran inside a transaction (which the failure has aborted).
  */
+/** What a statement's text says, worked out once per text: hashing it and testing three patterns cost ~5 µs a query. */
+interface TextFacts {
+  /** It opens a transaction. */
+  readonly begins: boolean;
+  /** It ends one (a COMMIT may end a list of statements: see writeTransaction). */
+  readonly ends: boolean;
+  /** A data statement (select, insert, update, delete, with) with parameters: the only kind prepared. */
+  readonly data: boolean;
+  /** Its name as a prepared statement. */
+  readonly name: string;
+}
+
+const textFacts = new Map<string, TextFacts>();
+/** Texts remembered at most (one-off texts, such as bulk inserts of a given size, start it afresh when full). */
+const MAX_TEXT_FACTS = 4000;
+
+/** The facts of a text without parameters (never prepared, so never named). */
+function factsOfOnce(text: string): TextFacts {
+  return {
+    begins: /^\s*(begin|start transaction)\b/i.test(text),
+    ends: /(^|;)\s*(commit|rollback|end)\s*;?\s*$/i.test(text),
+    data: false,
+    name: '',
+  };
+}
+
+function factsOf(text: string): TextFacts {
+  let facts = textFacts.get(text);
+  if (!facts) {
+    if (textFacts.size >= MAX_TEXT_FACTS) textFacts.clear();
+    facts = {
+      ...factsOfOnce(text),
+      data: /^\s*(select|insert|update|delete|with)\b/i.test(text),
+      name: `k${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`,
+    };
+    textFacts.set(text, facts);
+  }
+  return facts;
+}
+
 function prepareStatements(client: pg.PoolClient): void {
   const original = client.query.bind(client) as (...args: unknown[]) => unknown;
   const named = new Set<string>();
@@ -58,13 +98,15 @@ function prepareStatements(client: pg.PoolClient): void {
   let renames = 0;
   let inTransaction = false;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
-    if (typeof config === 'string' && /^\s*(begin|start transaction)\b/i.test(config)) inTransaction = true;
-    // (a COMMIT may end a list of statements: see writeTransaction)
-    else if (typeof config === 'string' && /(^|;)\s*(commit|rollback|end)\s*;?\s*$/i.test(config)) inTransaction = false;
+    if (typeof config !== 'string') return original(config, values, callback);
+    // (texts without parameters are often one-offs — the change log's rows with the COMMIT — and not remembered)
+    const facts = Array.isArray(values) && values.length > 0 ? factsOf(config) : factsOfOnce(config);
+    if (facts.begins) inTransaction = true;
+    else if (facts.ends) inTransaction = false;
     // (statements without parameters are left alone: they may be several in one message — the change log's
     // rows with the COMMIT — which the simple query protocol takes and a prepared statement does not)
-    if (typeof config === 'string' && Array.isArray(values) && values.length > 0 && /^\s*(select|insert|update|delete|with)\b/i.test(config)) {
-      const first = `k${createHash('sha1').update(config).digest('base64url').slice(0, 20)}`;
+    if (facts.data && Array.isArray(values) && values.length > 0) {
+      const first = facts.name;
       const name = renamed.get(first) ?? first;
       if (named.has(name) || named.size < NAMED_PER_CONNECTION) {
         named.add(name);
