@@ -82,7 +82,7 @@ export class Storage {
           return fn(tx);
         },
         // the change log's rows, written last (on PostgreSQL with the COMMIT, in its round trip)
-        () => tx?.changes.takeInsertSql(),
+        () => tx?.changes.takeInsert(),
       );
     } catch (error) {
       throw this.dialect.translateError(error);

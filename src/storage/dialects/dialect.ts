@@ -40,6 +40,17 @@ export interface JsonColumn {
 /** Called after every query with its SQL, duration and parameters (tests count and plan queries with it). */
 export type OnQuery = (sql: string, ms: number, parameters: readonly unknown[]) => void;
 
+/** Columns of the change log a write fills, in the order of ChangeInsert's rows. */
+export const CHANGE_COLUMNS = ['resource_type', 'resource_id', 'op', 'occurred_at', 'status', 'prior_status', 'fields'] as const;
+
+/** The change log's rows of a write (ChangeStore.takeInsert), two ways: values, and the same as one statement. */
+export interface ChangeInsert {
+  /** Values in CHANGE_COLUMNS' order. */
+  readonly rows: readonly (readonly [string, number, string, string, string | null, string | null, string | null])[];
+  /** The rows as one `insert` without parameters, of literals the store checked (PostgreSQL sends it with the COMMIT). */
+  readonly sql: string;
+}
+
 export interface Dialect {
   readonly name: DialectName;
   readonly db: Kysely<Database>;
@@ -99,10 +110,11 @@ export interface Dialect {
   distanceKm(lat: Expression<number | null>, lng: Expression<number | null>, toLat: number, toLng: number): RawBuilder<number>;
   /**
    * Runs `fn` in a write transaction that takes the write lock up front (no lock-upgrade deadlocks). `last`
-   * gives SQL without parameters (literals the caller made safe) to run after `fn`, before the commit: on
-   * PostgreSQL it goes with the COMMIT in one round trip (the change log's rows, which every write has).
+   * gives the change log's rows (which every write has) to write after `fn`, before the commit: on PostgreSQL as
+   * their statement without parameters, with the COMMIT in one round trip; on SQLite through one prepared
+   * statement, a row at a time (no round trips there, and a text of literals would be parsed anew each time).
    */
-  writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>, last?: () => string | undefined): Promise<T>;
+  writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>, last?: () => ChangeInsert | undefined): Promise<T>;
   /**
    * Inside a write transaction: waits until no other transaction holds the named lock, and holds it until this
    * one ends (PostgreSQL advisory locks; SQLite's write transactions are already one at a time).

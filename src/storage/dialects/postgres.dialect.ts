@@ -13,6 +13,7 @@ import pg from 'pg';
 import type { Database } from '../database.js';
 import type { Row } from '../stores/planned.js';
 import {
+  type ChangeInsert,
   CREDENTIAL_TABLES,
   CREDENTIALS_VERSION_ID,
   DATA_VERSION_STRIPES,
@@ -224,13 +225,13 @@ export class PostgresDialect implements Dialect {
    * trip: a statement list without parameters goes by the simple query protocol, in one message; an error in
    * it skips the COMMIT, and the transaction is rolled back.
    */
-  writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>, last?: () => string | undefined): Promise<T> {
+  writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>, last?: () => ChangeInsert | undefined): Promise<T> {
     return this.db.connection().execute(async (conn) => {
       await sql`begin`.execute(conn);
       try {
         const result = await fn(conn);
         const tail = last?.();
-        await sql.raw(tail ? `${tail}; commit` : 'commit').execute(conn);
+        await sql.raw(tail ? `${tail.sql}; commit` : 'commit').execute(conn);
         return result;
       } catch (error) {
         await sql`rollback`.execute(conn).catch(() => undefined);

@@ -7,7 +7,7 @@ import { type Kysely, type SqlBool, sql } from 'kysely';
 import { CHANGE_OPS, type ChangedResource, type ChangeOp, type EmbeddedIn, RESOURCE_TYPES, type ResourceType } from '../../domain/sync/change.js';
 import { formatUtcMs } from '../../time/zones.js';
 import type { Database } from '../database.js';
-import type { Dialect } from '../dialects/dialect.js';
+import { CHANGE_COLUMNS, type ChangeInsert, type Dialect } from '../dialects/dialect.js';
 
 interface Note {
   readonly type: ResourceType;
@@ -125,34 +125,36 @@ export class ChangeStore {
   }
 
   /**
-   * What was noted, as one `insert` without parameters (the transaction sends it last, with its COMMIT where it
-   * can), and forgets it. Every value is one this store made: a type and an operation of their fixed lists, an
-   * integer id, a stamp of digits — checked again here, since they are written into the statement.
+   * What was noted, as the log's rows and as one `insert` without parameters (see ChangeInsert), and forgets it.
+   * Every value is one this store made: a type and an operation of their fixed lists, an integer id, a stamp of
+   * digits — checked again here, since the statement has them written into it.
    */
-  takeInsertSql(): string | undefined {
+  takeInsert(): ChangeInsert | undefined {
     if (this.notes.size === 0) return undefined;
     const at = formatUtcMs(this.clock());
-    const text = (v: string | undefined, ok: RegExp) => {
-      if (v === undefined || v === '') return 'null';
+    const checked = (v: string | undefined, ok: RegExp) => {
+      if (v === undefined || v === '') return null;
       if (!ok.test(v)) throw new Error(`a change detail that cannot be written: ${JSON.stringify(v)}`);
-      return `'${v}'`;
+      return v;
     };
-    const rows = [...this.notes.values()].map((n) => {
+    const rows: ChangeInsert['rows'][number][] = [...this.notes.values()].map((n) => {
       if (!RESOURCE_TYPES.includes(n.type) || !CHANGE_OPS.includes(n.op) || !Number.isSafeInteger(n.id) || !/^[\d :-]{19}$/.test(at)) {
         throw new Error(`a change that cannot be written: ${JSON.stringify(n)} at ${at}`);
       }
       const fields = n.fields && n.op === 'update' ? [...n.fields].sort().join(',') : undefined;
       const prior = n.op === 'create' ? undefined : n.priorStatus;
-      return `('${n.type}', ${n.id}, '${n.op}', '${at}', ${text(n.status, STATUS)}, ${text(prior, STATUS)}, ${text(fields, /^[a-z0-9_,]{1,2000}$/)})`;
+      return [n.type, n.id, n.op, at, checked(n.status, STATUS), checked(prior, STATUS), checked(fields, /^[a-z0-9_,]{1,2000}$/)];
     });
     this.notes.clear();
-    return `insert into changes (resource_type, resource_id, op, occurred_at, status, prior_status, fields) values ${rows.join(', ')}`;
+    const literal = (v: string | number | null) => (v === null ? 'null' : typeof v === 'number' ? String(v) : `'${v}'`);
+    const values = rows.map((r) => `(${r.map(literal).join(', ')})`);
+    return { rows, sql: `insert into changes (${CHANGE_COLUMNS.join(', ')}) values ${values.join(', ')}` };
   }
 
   /** Writes what was noted now (outside a transaction, or before the end of one). */
   async flush(): Promise<void> {
-    const insert = this.takeInsertSql();
-    if (insert) await sql.raw(insert).execute(this.db);
+    const insert = this.takeInsert();
+    if (insert) await sql.raw(insert.sql).execute(this.db);
   }
 
   /** The events sync shows that embed a venue, organizer or term: not plain occurrences (their master does). */
