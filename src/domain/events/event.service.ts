@@ -503,7 +503,7 @@ export class EventService {
       allDay,
       zoneName,
     );
-    const frame = frameOf({ ...dates, allDay }, this.siteZone);
+    const frame = frameOf(Object.assign({}, dates, { allDay }), this.siteZone);
     const rule = o.rule ? o.rule(frame) : readRecurrence(input.recurrence ?? [], frame);
     const cost = input.cost ?? [];
     const currency = deriveCurrency(cost);
@@ -513,26 +513,32 @@ export class EventService {
     const written = await this.writer.insert(
       tx,
       actor,
-      { ...input, image: undefined },
+      Object.assign({}, input, { image: undefined }),
       nowMs,
       async () => {
         if (input.venue) venue = await this.linkVenue(tx, actor, input.venue);
-        return {
-          ...dates,
-          allDay,
-          cost,
-          currencySymbol: currency.symbol,
-          currencyCode: '',
-          currencyPosition: currency.position,
-          website: input.website === undefined ? null : (input.website ?? ''),
-          ...plainDetails(input, true),
-          venueId: venue?.id ?? null,
-          kind: rule ? 'series' : 'single',
-          seriesId: null,
-          // a UID made here is new; one sent may be another event's
-          icalUid: uid === undefined ? `${randomUUID()}@${this.uidDomain}` : o.icalUidFree ? uid : await this.freeIcalUid(tx, uid),
-          icalSequence: 0,
-        };
+        // (Object.assign, not a leading spread: on Node 20 each key written after one costs ~1 µs)
+        return Object.assign(
+          {},
+          dates,
+          {
+            allDay,
+            cost,
+            currencySymbol: currency.symbol,
+            currencyCode: '',
+            currencyPosition: currency.position,
+            website: input.website === undefined ? null : (input.website ?? ''),
+          },
+          plainDetails(input, true),
+          {
+            venueId: venue?.id ?? null,
+            kind: rule ? ('series' as const) : ('single' as const),
+            seriesId: null,
+            // a UID made here is new; one sent may be another event's
+            icalUid: uid === undefined ? `${randomUUID()}@${this.uidDomain}` : o.icalUidFree ? uid : await this.freeIcalUid(tx, uid),
+            icalSequence: 0,
+          },
+        );
       },
       { menuOrder: input.sticky ? -1 : 0, imageId: image?.id ?? null },
     );
