@@ -86,23 +86,45 @@ type DriverStatement = Pick<SqliteDatabase.Statement, 'reader' | 'all' | 'run' |
  * columns: a post and its event) that cost ~10 µs a row, about as much as SQLite's reading of it, and left
  * objects that are slow to read; an object literal of the same keys in the same order costs a tenth of that.
  * The answer is the same: keys in column order, and where two columns share a name the last one's value in the
- * first one's place (as an object literal with a repeated key). Column names are written as JSON string literals,
- * so no name can be anything but a key.
+ * first one's place (as an object literal with a repeated key). One difference, on purpose: a column named
+ * `__proto__` is a key like any other (better-sqlite3's own objects drop it, or take a blob's value as their
+ * prototype). The function is written again if the statement's columns change (SQLite prepares a statement
+ * again when a migration changes the schema under it).
  */
+/**
+ * A column's name as a key of an object literal: a JSON string literal, so that no name can be anything but a
+ * key, and `__proto__` computed, so that it is a key too (written plainly it would set the object's prototype).
+ */
+function columnKey(name: string): string {
+  return name === '__proto__' ? '["__proto__"]' : JSON.stringify(name);
+}
+
 function rowsAsObjects(stmt: SqliteDatabase.Statement): DriverStatement {
   stmt.raw(true);
-  const keys = stmt.columns().map((column, i) => `${JSON.stringify(column.name)}: r[${i}]`);
-  const row = new Function('r', `return { ${keys.join(', ')} };`) as (values: unknown[]) => Record<string, unknown>;
+  let width = -1;
+  let row: (values: unknown[]) => Record<string, unknown> = () => ({});
+  /** The row function for the statement's columns now (SQLite prepares a statement again when the schema changes). */
+  const rowFor = (values: unknown[]) => {
+    if (values.length !== width) {
+      const columns = stmt.columns();
+      width = columns.length;
+      row = new Function('r', `return { ${columns.map((c, i) => `${columnKey(c.name)}: r[${i}]`).join(', ')} };`) as typeof row;
+    }
+    return row;
+  };
   return {
     reader: true,
     all: (...params: unknown[]) => {
       const rows = stmt.all(...params) as unknown[][];
-      for (let i = 0; i < rows.length; i++) (rows as unknown[])[i] = row(rows[i] as unknown[]);
+      if (rows.length > 0) {
+        const make = rowFor(rows[0]);
+        for (let i = 0; i < rows.length; i++) (rows as unknown[])[i] = make(rows[i]);
+      }
       return rows;
     },
     run: (...params: unknown[]) => stmt.run(...params),
     *iterate(...params: unknown[]) {
-      for (const values of stmt.iterate(...params)) yield row(values as unknown[]);
+      for (const values of stmt.iterate(...params) as IterableIterator<unknown[]>) yield rowFor(values)(values);
     },
   } as DriverStatement;
 }
