@@ -31,6 +31,15 @@ describe('html', () => {
     assert.equal(texturize('A -- B ... C'), 'A &#8212; B &#8230; C');
   });
 
+  it('leaves a title with nothing to change as it is, trimmed, tags and all', () => {
+    assert.equal(texturize('  Jazz night 12 \n'), 'Jazz night 12');
+    assert.equal(texturize('<b>Bold</b> <i>title</i>'), '<b>Bold</b> <i>title</i>');
+    assert.equal(texturize('\u00a0Fête de la musique\u00a0'), 'Fête de la musique');
+    // one character the replacements look for, inside a tag or out, takes the long way
+    assert.equal(texturize('<a href="x">Rock</a> - Pop'), '<a href="x">Rock</a> &#8211; Pop');
+    assert.equal(texturize('Wait...'), 'Wait&#8230;');
+  });
+
   it('escapes HTML without double-encoding entities', () => {
     assert.equal(escHtml('http://a.b/?x=1&y=2'), 'http://a.b/?x=1&amp;y=2');
     assert.equal(escHtml('&amp; <"\'>'), '&amp; &lt;&quot;&#039;&gt;');
