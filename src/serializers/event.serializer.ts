@@ -39,6 +39,7 @@ export function serializeEvent(view: EventView, urls: Urls, options: { single?: 
   const e = view.record;
   const url = eventPermalink(view, urls);
   const ids = globalIds(e, urls);
+  const costs = costNumbers(e.cost);
   const out: EventResponse = {
     id: e.id,
     global_id: ids.global_id,
@@ -67,12 +68,12 @@ export function serializeEvent(view: EventView, urls: Urls, options: { single?: 
     utc_end_date_details: dateDetails(e.endUtc),
     timezone: e.timezone,
     timezone_abbr: e.timezoneAbbr,
-    cost: formatCost(e.cost, e.currencySymbol, e.currencyPosition),
+    cost: formatCost(e.cost, e.currencySymbol, e.currencyPosition, costs),
     cost_details: {
       currency_symbol: e.currencySymbol,
       currency_code: e.currencyCode,
       currency_position: e.currencyPosition,
-      values: costValues(e.cost),
+      values: costValues(e.cost, costs),
     },
     website: e.website === null ? url : escHtml(e.website),
     show_map: e.showMap,

@@ -8,6 +8,10 @@ describe('html', () => {
     assert.equal(autop('One\n\nTwo\nlines'), '<p>One</p>\n<p>Two<br />\nlines</p>');
     assert.equal(autop('<div>block</div>'), '<div>block</div>');
     assert.equal(autop('   '), '');
+    assert.equal(autop('  One line, trimmed \t'), '<p>One line, trimmed</p>');
+    assert.equal(autop('Two\r\nlines'), '<p>Two<br />\nlines</p>');
+    assert.equal(autop(' <ul><li>a block on one line</li></ul> '), '<ul><li>a block on one line</li></ul>');
+    assert.equal(autop(''), '');
   });
 
   it('keeps safe HTML and drops the rest', () => {

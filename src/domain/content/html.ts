@@ -141,6 +141,11 @@ const BLOCK_START = new RegExp(`^<${BLOCK}[\\s/>]`, 'i');
 
 /** WordPress' wpautop, simplified: blank lines make paragraphs, single newlines `<br />`, blocks stay. */
 export function autop(text: string): string {
+  // one line (most descriptions and excerpts of a list): a paragraph, or the block it is
+  if (!text.includes('\n') && !text.includes('\r')) {
+    const line = text.trim();
+    return line === '' || BLOCK_START.test(line) ? line : `<p>${line}</p>`;
+  }
   const normalised = text.replace(/\r\n?/g, '\n').trim();
   if (normalised === '') return '';
   return normalised

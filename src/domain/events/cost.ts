@@ -60,14 +60,13 @@ export function deriveCurrency(costs: readonly string[]): { symbol: string; posi
 }
 
 /** The values `cost_details` lists: every number found, else the first text as written. */
-export function costValues(costs: readonly string[]): string[] {
-  const numbers = costNumbers(costs);
+export function costValues(costs: readonly string[], numbers: readonly string[] = costNumbers(costs)): string[] {
   const text = costs.map((c) => c.trim()).filter((c) => c !== '');
-  return numbers.length > 0 ? numbers : text.slice(0, 1);
+  return numbers.length > 0 ? [...numbers] : text.slice(0, 1);
 }
 
-export function formatCost(costs: readonly string[], symbol: string, position: string): string {
-  const numbers = costNumbers(costs);
+/** The display string; `numbers`: costNumbers(costs), when the caller has them already. */
+export function formatCost(costs: readonly string[], symbol: string, position: string, numbers: readonly string[] = costNumbers(costs)): string {
   if (numbers.length === 0) {
     const text = costs.map((c) => c.trim()).find((c) => c !== '');
     return text === undefined ? '' : escHtml(text);
