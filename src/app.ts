@@ -35,6 +35,7 @@ import { icalAliasUrl } from './http/routes/site/ical-aliases.js';
 import { linkedRoutes } from './http/routes/venues-organizers/index.js';
 import { webhookRoutes } from './http/routes/webhooks/index.js';
 import { canonicalUrl, logRequest, registerWordPressRoutes } from './http/routes/wordpress/index.js';
+import { Turns } from './http/turns.js';
 import { Urls } from './http/urls.js';
 import { webhookObjects } from './http/webhook-objects.js';
 import type { Storage } from './storage/storage.js';
@@ -174,6 +175,13 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
   const cache = registerResponseCache(app, services, config.cacheBytes);
   // a current copy's revalidation answered before the framework (not where a rate limit counts every request)
   if (cache && !config.rateLimit) registerFastRevalidation(app, cache, services, rewriteUrl);
+  // reads that do work take turns of the event loop when they crowd it (turns.ts); the cache's answers are sent before this
+  const turns = new Turns();
+  app.addHook('preHandler', async (request) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return;
+    const turn = turns.take();
+    if (turn) await turn;
+  });
 
   const apiLink = `<${urls.home}/>; rel="https://api.w.org/"`;
   app.addHook('onSend', async (request, reply, payload) => {
