@@ -111,8 +111,8 @@ export interface Dialect {
   /**
    * Runs `fn` in a write transaction that takes the write lock up front (no lock-upgrade deadlocks). `last`
    * gives the change log's rows (which every write has) to write after `fn`, before the commit: on PostgreSQL as
-   * their statement without parameters, with the COMMIT in one round trip; on SQLite through one prepared
-   * statement, a row at a time (no round trips there, and a text of literals would be parsed anew each time).
+   * their statement without parameters, with the COMMIT in one round trip; on SQLite through inserts prepared
+   * once, of up to 16 rows each (no round trips there, and a text of literals would be parsed anew each time).
    */
   writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>, last?: () => ChangeInsert | undefined): Promise<T>;
   /**
