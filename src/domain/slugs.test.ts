@@ -1,8 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { firstFreeSlug, MAX_SLUG_LENGTH, sanitizeSlug } from './slugs.js';
+import { firstFreeSlug, MAX_SLUG_LENGTH, sanitizeAnySlug, sanitizeSlug } from './slugs.js';
 
 describe('slugs', () => {
+  it('makes the same slug by its short path as by the general one, for letters, digits, spaces, _ and -', () => {
+    const alphabet = 'aBz09 _-';
+    let seed = 7;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    for (let i = 0; i < 2000; i++) {
+      const text = Array.from({ length: Math.floor(random() * 30) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+      assert.equal(sanitizeSlug(text), sanitizeAnySlug(text), JSON.stringify(text));
+    }
+    const long = `${'Word '.repeat(60)}-`;
+    assert.equal(sanitizeSlug(long), sanitizeAnySlug(long));
+    assert.equal(sanitizeSlug(long).length, MAX_SLUG_LENGTH);
+  });
+
   it('sanitises like WordPress', () => {
     assert.equal(sanitizeSlug('Hello World'), 'hello-world');
     assert.equal(sanitizeSlug('  Crème Brûlée!  '), 'creme-brulee');
