@@ -6,7 +6,10 @@ describe('slugs', () => {
   it('makes the same slug by its short path as by the general one, for letters, digits, spaces, _ and -', () => {
     const alphabet = 'aBz09 _-';
     let seed = 7;
-    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
     for (let i = 0; i < 2000; i++) {
       const text = Array.from({ length: Math.floor(random() * 30) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
       assert.equal(sanitizeSlug(text), sanitizeAnySlug(text), JSON.stringify(text));
