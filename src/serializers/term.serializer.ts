@@ -31,34 +31,18 @@ function publicLink(term: Term, info: TaxonomyInfo, urls: Urls, tree: TermTree |
 }
 
 export function serializeTerm(term: Term, info: TaxonomyInfo, urls: Urls, tree?: TermTree): TermResponse {
-  const url = publicLink(term, info, urls, tree);
-  const termUrlsOf = termUrls(term, info, urls);
-  // only categories have `parent`; it sits between `taxonomy` and `meta` in the original (written out key by
-  // key: see linked.serializer.ts on spreads)
-  return info.hierarchical
-    ? {
-        id: term.id,
-        count: term.count,
-        description: term.description,
-        name: term.name,
-        slug: term.slug,
-        taxonomy: info.taxonomy,
-        parent: term.parentId,
-        meta: [],
-        url,
-        urls: termUrlsOf,
-      }
-    : {
-        id: term.id,
-        count: term.count,
-        description: term.description,
-        name: term.name,
-        slug: term.slug,
-        taxonomy: info.taxonomy,
-        meta: [],
-        url,
-        urls: termUrlsOf,
-      };
+  const head = {
+    id: term.id,
+    count: term.count,
+    description: term.description,
+    name: term.name,
+    slug: term.slug,
+    taxonomy: info.taxonomy,
+  };
+  // only categories have `parent`; it sits between `taxonomy` and `meta` in the original (keys added to the object,
+  // not spread into a new one: see linked.serializer.ts)
+  const out = info.hierarchical ? Object.assign(head, { parent: term.parentId }) : head;
+  return Object.assign(out, { meta: [], url: publicLink(term, info, urls, tree), urls: termUrls(term, info, urls) });
 }
 
 export function serializeEmbeddedTerm(term: Term, info: TaxonomyInfo, urls: Urls): EmbeddedTerm {

@@ -14,6 +14,7 @@ import {
 } from 'kysely';
 import type { SqliteSynchronous } from '../../config/config.js';
 import type { Database } from '../database.js';
+import { literalKey } from '../stores/columns.js';
 import type { Row } from '../stores/planned.js';
 import {
   CHANGE_COLUMNS,
@@ -91,14 +92,6 @@ type DriverStatement = Pick<SqliteDatabase.Statement, 'reader' | 'all' | 'run' |
  * prototype). The function is written again if the statement's columns change (SQLite prepares a statement
  * again when a migration changes the schema under it).
  */
-/**
- * A column's name as a key of an object literal: a JSON string literal, so that no name can be anything but a
- * key, and `__proto__` computed, so that it is a key too (written plainly it would set the object's prototype).
- */
-function columnKey(name: string): string {
-  return name === '__proto__' ? '["__proto__"]' : JSON.stringify(name);
-}
-
 function rowsAsObjects(stmt: SqliteDatabase.Statement): DriverStatement {
   stmt.raw(true);
   let width = -1;
@@ -108,7 +101,7 @@ function rowsAsObjects(stmt: SqliteDatabase.Statement): DriverStatement {
     if (values.length !== width) {
       const columns = stmt.columns();
       width = columns.length;
-      row = new Function('r', `return { ${columns.map((c, i) => `${columnKey(c.name)}: r[${i}]`).join(', ')} };`) as typeof row;
+      row = new Function('r', `return { ${columns.map((c, i) => `${literalKey(c.name)}: r[${i}]`).join(', ')} };`) as typeof row;
     }
     return row;
   };
@@ -271,14 +264,17 @@ export class SqliteDialect implements Dialect {
    * ~6 prepared), and would crowd the statement cache out, one text per write.
    */
   private insertChanges(insert: ChangeInsert): void {
+    const row = `(${CHANGE_COLUMNS.map(() => '?').join(', ')})`;
     for (let at = 0; at < insert.rows.length; at += CHANGE_ROWS_PER_INSERT) {
       const rows = insert.rows.slice(at, at + CHANGE_ROWS_PER_INSERT);
-      const text = `insert into changes (${CHANGE_COLUMNS.join(', ')}) values ${rows.map(() => `(${CHANGE_COLUMNS.map(() => '?').join(', ')})`).join(', ')}`;
-      this.changeInserts[rows.length] ??= this.raw.prepare(text);
+      this.changeInserts[rows.length] ??= this.raw.prepare(
+        `insert into changes (${CHANGE_COLUMNS.join(', ')}) values ${rows.map(() => row).join(', ')}`,
+      );
+      const statement = this.changeInserts[rows.length];
       const values = rows.flat();
       const started = this.onQuery ? performance.now() : 0;
-      this.changeInserts[rows.length].run(values);
-      this.onQuery?.(text, performance.now() - started, values);
+      statement.run(values);
+      this.onQuery?.(statement.source, performance.now() - started, values);
     }
   }
 

@@ -147,8 +147,13 @@ export class ChangeStore {
     });
     this.notes.clear();
     const literal = (v: string | number | null) => (v === null ? 'null' : typeof v === 'number' ? String(v) : `'${v}'`);
-    const values = rows.map((r) => `(${r.map(literal).join(', ')})`);
-    return { rows, sql: `insert into changes (${CHANGE_COLUMNS.join(', ')}) values ${values.join(', ')}` };
+    return {
+      rows,
+      // (written when asked for: SQLite writes the rows)
+      get sql() {
+        return `insert into changes (${CHANGE_COLUMNS.join(', ')}) values ${rows.map((r) => `(${r.map(literal).join(', ')})`).join(', ')}`;
+      },
+    };
   }
 
   /** Writes what was noted now (outside a transaction, or before the end of one). */

@@ -49,15 +49,22 @@ export interface ColumnMap<D, Table> {
 }
 
 /**
+ * A name as a key of a generated object literal: a JSON string literal, so that no name can be anything but a
+ * key, and `__proto__` computed, so that it is a key too (written plainly it would set the object's prototype).
+ */
+export function literalKey(name: string): string {
+  return name === '__proto__' ? '["__proto__"]' : JSON.stringify(name);
+}
+
+/**
  * A row's record, by a function written for the map: one object literal of the fields, in order (every row a
  * store reads goes through here; a loop setting the fields one by one by name took several times as long, and
  * left objects slower to read). Field and column names are the map's own, written as JSON string literals.
  */
 function recordMaker<D>(fields: readonly { field: string; column: string; codec: Codec<unknown, unknown> | undefined }[]) {
   const parts = fields.map((f, i) => {
-    if (f.field === '__proto__') throw new Error('a field named __proto__');
     const cell = `row[${JSON.stringify(f.column)}]`;
-    return `${JSON.stringify(f.field)}: ${f.codec ? `codecs[${i}].fromRow(${cell})` : cell}`;
+    return `${literalKey(f.field)}: ${f.codec ? `codecs[${i}].fromRow(${cell})` : cell}`;
   });
   return new Function('codecs', `return (row) => ({ ${parts.join(', ')} });`)(fields.map((f) => f.codec)) as (
     row: Readonly<Record<string, unknown>>,
