@@ -349,8 +349,9 @@ describe('events list: query budget', () => {
       const large = await count({ per_page: 50 });
       assert.equal(large, small);
       // count, page, then terms, organizers with their links, venues and the images of all three: read together,
-      // in one statement on PostgreSQL (Storage.readTogether), one after the other on SQLite
-      assert.ok(small <= (DIALECT === 'postgres' ? 3 : 6), `a page costs ${small} queries`);
+      // in one statement on PostgreSQL (Storage.readTogether), one after the other on SQLite (where the page is
+      // two statements, its ids and then their rows: EventStore.list)
+      assert.ok(small <= (DIALECT === 'postgres' ? 3 : 7), `a page costs ${small} queries`);
       const filtered = await count({ per_page: 50, categories: 'c1', search: 'E', tags: 't2' });
       assert.ok(filtered <= small + 4, `a filtered page costs ${filtered} queries`);
       // one event: itself, then what it shows (one statement on PostgreSQL)
