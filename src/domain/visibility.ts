@@ -82,17 +82,24 @@ export interface PostColumns {
 // biome-ignore lint/suspicious/noExplicitAny: the rule serves queries over any tables; columns are named by `PostColumns`
 type AnyBuilder = ExpressionBuilder<any, any>;
 
+/**
+ * The statuses a rule names, as literals in the statement's text rather than parameters: a role's rule is one of
+ * a few, and PostgreSQL's generic plan of a prepared list then knows how many rows the rule leaves (with a
+ * parameter it guessed one, and planned every call anew: EventStore.page).
+ */
+const lit = (statuses: readonly string[]) => statuses.map((s) => sql.lit(s));
+
 function ruleSql(eb: AnyBuilder, rule: StatusRule, c: PostColumns): Expression<SqlBool> {
   const status = sql.ref(c.status);
   const parts: Expression<SqlBool>[] = [];
-  if (rule.statuses.length === LIVE.length) parts.push(eb(status, '<>', 'trash'));
+  if (rule.statuses.length === LIVE.length) parts.push(eb(status, '<>', sql.lit('trash')));
   else if (rule.statuses.length > 0)
-    parts.push(rule.statuses.length === 1 ? eb(status, '=', rule.statuses[0]) : eb(status, 'in', [...rule.statuses]));
-  if (rule.trashedFrom.length === LIVE.length) parts.push(eb(status, '=', 'trash'));
+    parts.push(rule.statuses.length === 1 ? eb(status, '=', sql.lit(rule.statuses[0])) : eb(status, 'in', lit(rule.statuses)));
+  if (rule.trashedFrom.length === LIVE.length) parts.push(eb(status, '=', sql.lit('trash')));
   else if (rule.trashedFrom.length > 0) {
     // WordPress judges a trashed post without a remembered status as a draft
     const before = sql<string>`coalesce(${sql.ref(c.statusBeforeTrash)}, 'draft')`;
-    parts.push(eb.and([eb(status, '=', 'trash'), eb(before, 'in', [...rule.trashedFrom])]));
+    parts.push(eb.and([eb(status, '=', sql.lit('trash')), eb(before, 'in', lit(rule.trashedFrom))]));
   }
   return parts.length === 0 ? sql<SqlBool>`1 = 0` : parts.length === 1 ? parts[0] : eb.or(parts);
 }

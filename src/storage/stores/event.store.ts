@@ -484,9 +484,19 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     const c: Expression<SqlBool>[] = [];
     const visible = visiblePosts(eb, f.visibility, VISIBILITY_COLUMNS);
     if (visible) c.push(visible);
-    if (f.statuses) c.push(f.statuses.length === 1 ? eb('events.status', '=', f.statuses[0]) : eb('events.status', 'in', [...f.statuses]));
-    else c.push(eb('events.status', 'not in', f.withCancelled ? ['auto-draft'] : ['trash', 'auto-draft']));
-    c.push(eb('events.hide_from_listings', '=', 0));
+    // (one status, the statuses left out, hidden and kind as literals, not parameters: PostgreSQL's generic plan of
+    // a prepared page then knows how many rows they leave — with parameters it guessed one, sorted every event of
+    // the window, and stayed with planning each call anew, ~0.25 ms; see page)
+    if (f.statuses) c.push(f.statuses.length === 1 ? eb('events.status', '=', sql.lit(f.statuses[0])) : eb('events.status', 'in', [...f.statuses]));
+    else
+      c.push(
+        eb(
+          'events.status',
+          'not in',
+          (f.withCancelled ? ['auto-draft'] : ['trash', 'auto-draft']).map((s) => sql.lit(s)),
+        ),
+      );
+    c.push(eb('events.hide_from_listings', '=', sql.lit(0)));
     if (arm === 'own' && f.seriesOnce) {
       // singles in the window, and series with an occurrence in it (one with rows of its own, or a plain one)
       const own = windowConditions(f, 'events');
@@ -512,7 +522,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
         ]),
       );
     } else {
-      if (arm === 'own') c.push(eb('events.kind', '<>', 'series'));
+      if (arm === 'own') c.push(eb('events.kind', '<>', sql.lit('series')));
       for (const [col, op, v] of windowConditions(f, 'events')) c.push(eb(col as 'events.start_date', op, v));
     }
     if (f.overlap) {
@@ -801,23 +811,21 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
    * without conditions).
    */
   private async page<R>(arms: readonly AnySelect<R>[], order: Order, limit: number, offset: number): Promise<R[]> {
-    if (arms.length === 1) return orderBy(arms[0], order).limit(limit).offset(offset).execute();
+    // PostgreSQL, the first page: its size a literal and no offset. With LIMIT and OFFSET parameters the generic
+    // plan assumes a tenth of the rows is read, so a prepared page was planned anew on every call (~0.25 ms of the
+    // server's time, its run ~0.04 ms); with the literals (and those of conditions) its generic plan is the walk
+    // of the index in the list's order, which PostgreSQL then keeps. Few texts: one per page size. Later pages as
+    // before.
+    const first = offset === 0 && this.dialect.name === 'postgres';
+    const upTo = (q: AnySelect<R>, n: number) => (first ? q.limit(sql.lit(n)) : q.limit(n));
+    const pageOf = (q: AnySelect<R>) => (first ? upTo(q, limit) : q.limit(limit).offset(offset));
+    if (arms.length === 1) return pageOf(orderBy(arms[0], order)).execute();
     // SQLite merges a compound select in order, each arm walking its index as far as the merge asks (one cut
     // per arm cost it ~60 µs more a page at 10k events)
     if (this.dialect.name === 'sqlite') return orderBy(arms[0].unionAll(arms[1]), order).limit(limit).offset(offset).execute();
-    const cut = (q: AnySelect<R>, alias: string) =>
-      this.db
-        .selectFrom(
-          orderBy(q, order)
-            .limit(limit + offset)
-            .as(alias),
-        )
-        .selectAll();
+    const cut = (q: AnySelect<R>, alias: string) => this.db.selectFrom(upTo(orderBy(q, order), limit + offset).as(alias)).selectAll();
     const both = cut(arms[0], 'a').unionAll(cut(arms[1], 'b'));
-    return orderBy(this.db.selectFrom(both.as('e')).selectAll() as unknown as AnySelect<R>, order)
-      .limit(limit)
-      .offset(offset)
-      .execute();
+    return pageOf(orderBy(this.db.selectFrom(both.as('e')).selectAll() as unknown as AnySelect<R>, order)).execute();
   }
 
   /** How many matching events each venue has (the filter names the venues), over the list's arms. */
