@@ -12,6 +12,7 @@ import { MAX_DOCUMENT_BYTES } from './domain/imports/fetch.js';
 import { createServices, type Services } from './domain/services.js';
 import { CATEGORIES, TAGS } from './domain/terms/term.js';
 import type { WebhookObjects } from './domain/webhooks/webhook.service.js';
+import { Fragments } from './http/fragments.js';
 import { registerAuth } from './http/plugins/auth.plugin.js';
 import { registerResponseCache } from './http/plugins/cache.plugin.js';
 import { registerCors } from './http/plugins/cors.plugin.js';
@@ -204,7 +205,10 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
 
   registerEnvelope(app);
 
-  registry.mount(app, services, urls, (path) => Object.values(describeRoutes(registry, urls, path))[0], { requireIfMatch: config.requireIfMatch });
+  registry.mount(app, services, urls, (path) => Object.values(describeRoutes(registry, urls, path))[0], {
+    requireIfMatch: config.requireIfMatch,
+    fragments: new Fragments(config.fragmentBytes),
+  });
   registerServiceRoutes(app, services, registry, urls, { name: config.siteName, description: config.siteDescription, timezone: config.siteTimezone });
   // image files a site import downloaded, pages or not (their URLs are in the API's `image` objects)
   registerMediaRoutes(app, services);

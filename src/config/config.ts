@@ -29,6 +29,8 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   /** Bytes the response cache may hold; 0 turns it off. */
   readonly cacheBytes: number;
+  /** Bytes the serialised items of lists may hold (http/fragments.ts); 0 turns them off. */
+  readonly fragmentBytes: number;
   /** Service processes sharing the port (1: no cluster). */
   readonly workers: number;
   /** Requests a client (IP address) may make per window; undefined: no limit. */
@@ -131,6 +133,12 @@ export const VARIABLES: readonly VariableDoc[] = [
     name: 'CACHE_MB',
     default: '64',
     description: 'Memory for the response cache of reads, in MiB (entries live 1 s at most and die with any write); 0 turns it off.',
+  },
+  {
+    name: 'FRAGMENT_CACHE_MB',
+    default: '16',
+    description:
+      'Memory for the events of lists kept serialised, each as a kind of caller sees it, in MiB (they die with any write; lists of distinct URLs share them); 0 turns it off.',
   },
   {
     name: 'WORKERS',
@@ -429,6 +437,7 @@ export function loadConfig(env: Env): Config {
     bodyLimit,
     corsOrigins,
     cacheBytes: integer(env, 'CACHE_MB', 64, 0, 4096) * 1024 * 1024,
+    fragmentBytes: integer(env, 'FRAGMENT_CACHE_MB', 16, 0, 4096) * 1024 * 1024,
     workers: value(env, 'WORKERS')?.toLowerCase() === 'auto' ? availableParallelism() : integer(env, 'WORKERS', 1, 1, 256),
     rateLimit,
     redis,

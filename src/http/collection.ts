@@ -6,6 +6,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { ApiError } from '../domain/errors.js';
+import { withItemsFirst } from './fragments.js';
 import { accept, arg, type Carry, domainName, invalid } from './params.js';
 import type { RouteContext, RouteResponse } from './route.js';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from './schemas/common.schemas.js';
@@ -55,7 +56,10 @@ export interface CollectionOptions<T> {
   readonly page: number;
   readonly perPage: number;
   readonly result: ListPage<T>;
-  readonly serialize: (item: T) => unknown;
+  /** Each item as the answer shows it; or, instead, */
+  readonly serialize?: (item: T) => unknown;
+  /** the items already serialised, in order (a list assembled from fragments; the `posts` layout only). */
+  readonly serialized?: readonly string[];
   /**
    * `posts` (events, venues, organizers): items first, `rest_url` with `page` first, a page past the end is
    * `notFound()`. `terms` (categories, tags): as WordPress' term controllers shape it — `rest_url` carries
@@ -96,11 +100,13 @@ export function collection<T>(ctx: RouteContext, options: CollectionOptions<T>):
   const at = (p: number) => Urls.withQuery(base, p === 1 ? filters : [...filters, ['page', p]]);
   const next = page < pages ? at(page + 1) : undefined;
   const previous = page > 1 ? at(Math.min(page - 1, Math.max(pages, 1))) : undefined;
-  const items = result.items.map(options.serialize);
+  const { serialized, serialize } = options;
+  if (!serialized && !serialize) throw new Error('a collection serialises its items, or is given them serialised');
+  const items = serialized || !serialize ? [] : result.items.map(serialize);
 
   const body: Record<string, unknown> = {};
   if (options.layout === 'posts') {
-    body[options.key] = items;
+    if (!serialized) body[options.key] = items;
     body.rest_url = Urls.withQuery(base, [['page', page], ...filters]);
     if (next) body.next_rest_url = next;
     if (previous) body.previous_rest_url = previous;
@@ -114,5 +120,10 @@ export function collection<T>(ctx: RouteContext, options: CollectionOptions<T>):
     if (next) body.next_rest_url = next;
     if (previous) body.previous_rest_url = previous;
   }
-  return { body, headers: { 'X-TEC-Total': result.total, 'X-TEC-TotalPages': pages } };
+  const headers = { 'X-TEC-Total': result.total, 'X-TEC-TotalPages': pages };
+  if (serialized) {
+    if (options.layout !== 'posts') throw new Error('serialized items come first in a body: the posts layout only');
+    return { body: withItemsFirst(options.key, serialized, body), headers };
+  }
+  return { body, headers };
 }

@@ -43,7 +43,8 @@ describe('trackRequests', () => {
       assert.equal(quiet.inFlight(), 0);
       let t0 = performance.now();
       await quiet.wait();
-      assert.ok(performance.now() - t0 < 20, 'at once when idle');
+      // (well under maxWaitMs, not a few milliseconds: the suites run side by side on two cores)
+      assert.ok(performance.now() - t0 < 100, 'at once when idle');
 
       const answered = [get(), get()];
       await holding(2);

@@ -11,8 +11,12 @@ import { errors } from '../domain/errors.js';
 import type { Services } from '../domain/services.js';
 import { ifMatchHolds, type WriteConditions, writeConditions } from './conditional.js';
 import { filterFields, parseFields } from './fields.js';
+import { Fragments, RawJson } from './fragments.js';
 import { type Args, type Resolved, resolveArgs } from './params.js';
 import { NAMESPACE, type Urls } from './urls.js';
+
+/** The Content-Type of a JSON answer (WordPress' spelling; app.ts writes it on every JSON answer). */
+const JSON_TYPE = 'application/json; charset=UTF-8';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export const UPDATE_METHODS: readonly HttpMethod[] = ['POST', 'PUT', 'PATCH'];
@@ -35,6 +39,8 @@ export interface RouteContext<R = Readonly<Record<string, unknown>>> {
    * the condition was checked against, which the service's write must find unchanged. Undefined otherwise.
    */
   readonly ifVersion: number | undefined;
+  /** Serialised items of lists, kept per item (see fragments.ts). */
+  readonly fragments: Fragments;
 }
 
 /** What an item lookup gets: the caller, and the path's parameters as sent. */
@@ -142,8 +148,9 @@ export class RouteRegistry {
     urls: Urls,
     describe: (path: string) => unknown,
     /** REQUIRE_IF_MATCH: writes of an existing item without a condition answer 428. */
-    options: { requireIfMatch?: boolean } = {},
+    options: { requireIfMatch?: boolean; fragments?: Fragments } = {},
   ): void {
+    const fragments = options.fragments ?? new Fragments(0);
     for (const [path, specs] of this.byPath()) {
       const byMethod = new Map<string, RouteSpec>();
       for (const spec of specs) for (const m of spec.methods) byMethod.set(m, spec);
@@ -184,11 +191,17 @@ export class RouteRegistry {
           const ifVersion = conditional && (conditions || options.requireIfMatch) ? await precondition(spec, conditions, itemContext) : undefined;
           const sent = { ...query, ...body };
           const bodyHas = (name: string) => body !== undefined && Object.hasOwn(body, name);
-          const result = await spec.handler({ args, actor, services, urls, request, spec, sent, bodyHas, ifVersion });
+          const result = await spec.handler({ args, actor, services, urls, request, spec, sent, bodyHas, ifVersion, fragments });
           reply.code(result.status ?? 200);
           reply.header('Allow', await allow(request));
           if (result.headers) for (const [k, v] of Object.entries(result.headers)) reply.header(k, v);
           const fields = parseFields(query._fields);
+          if (result.body instanceof RawJson) {
+            if (fields) return filterFields(JSON.parse(result.body.json), fields);
+            // (a string is sent as it is, typed as JSON here: the answer of the object it stands for)
+            reply.type(JSON_TYPE);
+            return result.body.json;
+          }
           return fields ? filterFields(result.body, fields) : result.body;
         },
       });

@@ -129,6 +129,11 @@ export interface EventPage {
   readonly stableForMs?: number;
 }
 
+/** A page of a list as records (EventService.listRecords). */
+export interface EventRecordPage extends Omit<EventPage, 'items'> {
+  readonly records: readonly EventRecord[];
+}
+
 const EVENT: PostKind<EventRecord, EventDetails> = {
   type: 'event',
   draftSlugs: false,
@@ -169,6 +174,11 @@ export class EventService {
   // ---- reads -------------------------------------------------------------------------------------------
 
   async get(actor: Actor, id: number): Promise<EventView> {
+    return (await this.views([await this.getRecord(actor, id)], actor))[0];
+  }
+
+  /** The event a single read answers this caller with, without what it embeds (see views); the errors of get. */
+  async getRecord(actor: Actor, id: number): Promise<EventRecord> {
     const record = await this.storage.events.find(id);
     if (!record) {
       if ((await this.storage.posts.typeOf(id)) !== undefined) throw errors.invalidEventId(id);
@@ -176,7 +186,7 @@ export class EventService {
       throw errors.eventNotFound(id);
     }
     this.assertReadable(actor, record);
-    return (await this.views([record], actor))[0];
+    return record;
   }
 
   async getBySlug(actor: Actor, slug: string): Promise<EventView> {
@@ -217,6 +227,12 @@ export class EventService {
    * relative bounds), the filters, what the caller may see; and the effective filters, for emitted URLs.
    */
   async list(actor: Actor, q: EventListQuery): Promise<EventPage> {
+    const page = await this.listRecords(actor, q);
+    return { items: await this.views(page.records, actor), total: page.total, effective: page.effective, stableForMs: page.stableForMs };
+  }
+
+  /** A page of the list as records, without what they embed (see views): for lists assembled from kept items. */
+  async listRecords(actor: Actor, q: EventListQuery): Promise<EventRecordPage> {
     const include = q.include ?? undefined;
     const nowMs = this.clock();
     // polling by modification: every date, unless the caller gives some
@@ -273,7 +289,7 @@ export class EventService {
     // the answer depends on the clock only through the window: when it is the same a minute from now (whole
     // days, the default), it stays right for that minute unless something is written
     const stable = JSON.stringify(windowAt(nowMs + STABLE_WINDOW_MS)) === JSON.stringify(window);
-    return { items: await this.views(events, actor), total, effective, stableForMs: stable ? STABLE_WINDOW_MS : undefined };
+    return { records: events, total, effective, stableForMs: stable ? STABLE_WINDOW_MS : undefined };
   }
 
   /**

@@ -3,11 +3,14 @@
  */
 import { Type } from '@sinclair/typebox';
 import { errors } from '../../../domain/errors.js';
+import type { EventListQuery } from '../../../domain/events/event.js';
 import type { EventPage, EventView } from '../../../domain/events/event.service.js';
 import { can } from '../../../domain/policies.js';
+import { listVisibility } from '../../../domain/visibility.js';
 import { serializeEvent } from '../../../serializers/event.serializer.js';
 import { collection } from '../../collection.js';
 import { httpDate, jsonEtag, latestMs } from '../../conditional.js';
+import { RawJson } from '../../fragments.js';
 import { type ArgContext, arg, invalid } from '../../params.js';
 import { type ItemContext, type ItemState, type RouteContext, type RouteSpec, route, UPDATE_METHODS } from '../../route.js';
 import { isSync, syncList, withRemoved } from '../../sync.js';
@@ -62,6 +65,26 @@ function read(view: EventView, urls: Urls) {
   return { body: singleBody(view, urls), headers: { 'Last-Modified': httpDate(lastModifiedMs(view)) } };
 }
 
+/**
+ * `GET /events/{id}` from the event's JSON kept for this kind of caller (http/fragments.ts), with its Last-Modified:
+ * the record is read as always (whether it exists and this caller may read it), what it embeds only when no
+ * current fragment is kept.
+ */
+async function readKept(ctx: RouteContext, id: number) {
+  const { fragments, services, actor } = ctx;
+  if (!fragments.enabled) return read(await services.events.get(actor, id), ctx.urls);
+  const version = ctx.request.cacheVersion ?? (await services.dataVersion());
+  const record = await services.events.getRecord(actor, id);
+  const key = `event ${id} single ${listVisibility(actor).key}`;
+  let kept = fragments.kept(key, version);
+  if (kept === undefined) {
+    const [view] = await services.events.views([record], actor);
+    kept = { json: JSON.stringify(singleBody(view, ctx.urls)), extra: httpDate(lastModifiedMs(view)) };
+    fragments.set(key, version, kept.json, kept.extra);
+  }
+  return { body: new RawJson(kept.json), headers: { 'Last-Modified': kept.extra } };
+}
+
 /** A write's answer: its body, with the ETag the event's next single read sends this caller (when that read answers 200). */
 function written(ctx: RouteContext, view: EventView, status = 200, headers: Record<string, string> = {}) {
   const etag = ctx.services.events.readable(ctx.actor, view.record) ? jsonEtag(singleBody(view, ctx.urls)) : undefined;
@@ -96,6 +119,36 @@ function eventPage(ctx: RouteContext<{ readonly page: number; readonly perPage: 
   });
 }
 
+/**
+ * `GET /events` assembled from the events' JSON kept per kind of caller (http/fragments.ts): the page's records as
+ * always, then only the events without a current fragment have their venue, organizers, terms and images read
+ * and are serialised. The data version is read before the records (the response cache or the check of a caller's
+ * credentials may have read it already, before anything else).
+ */
+async function listedEvents(ctx: RouteContext<{ readonly page: number; readonly perPage: number }>, query: EventListQuery, path: string) {
+  const { fragments, services, actor } = ctx;
+  const version = fragments.enabled ? (ctx.request.cacheVersion ?? (await services.dataVersion())) : undefined;
+  const page = await services.events.listRecords(actor, query);
+  const who = listVisibility(actor).key;
+  const serialized = await fragments.serialize(
+    page.records,
+    (record) => `event ${record.id} ${who}`,
+    version,
+    (records) => services.events.views(records, actor),
+    (view) => serializeEvent(view, ctx.urls),
+  );
+  return collection(ctx, {
+    key: 'events',
+    path,
+    layout: 'posts',
+    page: ctx.args.page,
+    perPage: ctx.args.perPage,
+    result: { items: page.records, total: page.total, effective: page.effective, stableForMs: page.stableForMs },
+    serialized,
+    notFound: errors.eventPageNotFound,
+  });
+}
+
 export function eventRoutes(): RouteSpec[] {
   return [
     route({
@@ -112,8 +165,9 @@ export function eventRoutes(): RouteSpec[] {
           if (ctx.sent.expand_recurring !== undefined) throw errors.notWithSyncToken('expand_recurring');
           return syncList(ctx, 'events', source, (view) => singleBody(view, ctx.urls));
         }
-        const result = await ctx.services.events.list(ctx.actor, ctx.args);
-        return withRemoved(ctx, eventPage(ctx, result, '/events/'), source);
+        // (with removed items the body grows a key after them: made as an object)
+        if (ctx.args.includeRemoved) return withRemoved(ctx, eventPage(ctx, await ctx.services.events.list(ctx.actor, ctx.args), '/events/'), source);
+        return listedEvents(ctx, ctx.args, '/events/');
       },
     }),
     route({
@@ -124,7 +178,7 @@ export function eventRoutes(): RouteSpec[] {
       args: { id: idArg },
       responses: single,
       async handler(ctx) {
-        return read(await ctx.services.events.get(ctx.actor, ctx.args.id), ctx.urls);
+        return readKept(ctx, ctx.args.id);
       },
     }),
     route({

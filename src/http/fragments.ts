@@ -1,0 +1,133 @@
+/**
+ * Serialised items of lists, kept per item (issue 17: "per-event serialised fragments cached by (id, version,
+ * view) so a list is assembled from fragments"), and single reads of events likewise. Distinct URLs — every visitor's window, page, category, search —
+ * list the same events again and again; the response cache keeps whole answers by URL and helps none of them. A
+ * fragment is the JSON of one item as one kind of caller sees it in a list, tagged with the data version it was
+ * made under; a list reads its page of records as always, and only the items without a current fragment have
+ * their embedded data read (venues, organizers, terms, images: on PostgreSQL a round trip) and are serialised.
+ *
+ * Current means made at the data version of now: any committed write moves it (database triggers, every table;
+ * on PostgreSQL read per turn of the event loop, so another process' writes count too) — the rule of the
+ * response cache, so a fragment is never older than what a response-cache hit may send. The version is read
+ * before the list's records (a fragment made from newer data than its tag is dropped at the next version; one
+ * made from older data than its tag could not be). Bounded by bytes (FRAGMENT_CACHE_MB), least recently used
+ * first; 0 turns it off. Written by hand: a Map in insertion order is the whole LRU, and the libraries
+ * (lru-cache) would add a dependency for less than this file.
+ */
+
+/** An answer body already serialised as JSON (a list assembled from fragments): sent as it is. */
+export class RawJson {
+  constructor(readonly json: string) {}
+}
+
+interface Fragment {
+  readonly version: number;
+  readonly json: string;
+  /** What goes with the JSON (a single read's Last-Modified). */
+  readonly extra: string;
+  readonly bytes: number;
+}
+
+/** A kept item: its JSON and what goes with it. */
+export interface Kept {
+  readonly json: string;
+  readonly extra: string;
+}
+
+/** What a fragment costs beside its text: the key, the entry and the Map's slot (an estimate). */
+const OVERHEAD_BYTES = 96;
+
+export class Fragments {
+  private readonly entries = new Map<string, Fragment>();
+  private bytes = 0;
+  private hits = 0;
+  private misses = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get enabled(): boolean {
+    return this.maxBytes > 0;
+  }
+
+  /** The fragment of this key made at this version, if kept (a fragment of another version goes). */
+  get(key: string, version: number): string | undefined {
+    return this.kept(key, version)?.json;
+  }
+
+  /** The fragment of this key made at this version with what goes with it, if kept. */
+  kept(key: string, version: number): Kept | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined || entry.version !== version) {
+      if (entry !== undefined) this.drop(key, entry);
+      this.misses++;
+      return undefined;
+    }
+    // most recently used last: the first entries are the ones to evict
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    this.hits++;
+    return entry;
+  }
+
+  set(key: string, version: number, json: string, extra = ''): void {
+    if (!this.enabled) return;
+    const bytes = json.length + extra.length + key.length + OVERHEAD_BYTES;
+    if (bytes > this.maxBytes) return;
+    const old = this.entries.get(key);
+    if (old !== undefined) this.drop(key, old);
+    this.entries.set(key, { version, json, extra, bytes });
+    this.bytes += bytes;
+    for (const [k, e] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.drop(k, e);
+    }
+  }
+
+  /** Counts since the start (tests, a profile). */
+  stats(): { entries: number; bytes: number; hits: number; misses: number } {
+    return { entries: this.entries.size, bytes: this.bytes, hits: this.hits, misses: this.misses };
+  }
+
+  private drop(key: string, entry: Fragment): void {
+    this.entries.delete(key);
+    this.bytes -= entry.bytes;
+  }
+
+  /**
+   * The JSON of each record's item, in order: kept fragments where current, and for the others their views made
+   * together (one read of what they embed) and serialised, then kept. `version` undefined: none is kept or used.
+   */
+  async serialize<R, V>(
+    records: readonly R[],
+    keyOf: (record: R) => string,
+    version: number | undefined,
+    views: (records: readonly R[]) => Promise<readonly V[]>,
+    serialize: (view: V) => unknown,
+  ): Promise<string[]> {
+    const out: string[] = new Array(records.length);
+    const missing: number[] = [];
+    for (let i = 0; i < records.length; i++) {
+      const kept = version === undefined ? undefined : this.get(keyOf(records[i]), version);
+      if (kept === undefined) missing.push(i);
+      else out[i] = kept;
+    }
+    if (missing.length === 0) return out;
+    const made = await views(missing.map((i) => records[i]));
+    for (let j = 0; j < missing.length; j++) {
+      const i = missing[j];
+      const json = JSON.stringify(serialize(made[j]));
+      out[i] = json;
+      if (version !== undefined) this.set(keyOf(records[i]), version, json);
+    }
+    return out;
+  }
+}
+
+/**
+ * A body whose first key holds a list of items already serialised: `{"<key>":[<items>],…rest}` — the bytes
+ * JSON.stringify gives the object with those items in that key, first.
+ */
+export function withItemsFirst(key: string, items: readonly string[], rest: Readonly<Record<string, unknown>>): RawJson {
+  const tail = JSON.stringify(rest);
+  return new RawJson(`{${JSON.stringify(key)}:[${items.join(',')}]${tail === '{}' ? '}' : `,${tail.slice(1)}`}`);
+}
