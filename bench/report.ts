@@ -5,7 +5,9 @@ export type Section = 'cache' | 'uncached' | 'mixed' | 'writes';
 
 export const SECTION_TITLES: Record<Section, string> = {
   cache: 'Cache throughput — one URL asked again and again: response-cache hits, not the work behind them',
-  uncached: 'Uncached — CACHE_MB=0: every request does the whole work',
+  uncached: `Uncached — CACHE_MB=0: no response cache, every request computed (events' JSON ${
+    process.env.FRAGMENT_CACHE_MB === '0' ? 'made afresh too: FRAGMENT_CACHE_MB=0' : 'from kept fragments: FRAGMENT_CACHE_MB on'
+  })`,
   mixed: 'Mixed traffic — many distinct URLs from a seed, normal cache on',
   writes: 'Writes — POST /events, creates per second',
 };

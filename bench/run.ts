@@ -956,6 +956,8 @@ const machine = {
 const options = {
   events: EVENTS,
   dialects,
+  /** The service's kept event JSON (src/http/fragments.ts): its MiB as the environment sets it, or its default. */
+  fragmentCacheMb: process.env.FRAGMENT_CACHE_MB ?? 'default (16)',
   duration: DURATION,
   warmup: WARMUP,
   drainSeconds: DRAIN_MS / 1000,

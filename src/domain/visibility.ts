@@ -82,34 +82,34 @@ export interface PostColumns {
 // biome-ignore lint/suspicious/noExplicitAny: the rule serves queries over any tables; columns are named by `PostColumns`
 type AnyBuilder = ExpressionBuilder<any, any>;
 
-/**
- * The statuses a rule names, as literals in the statement's text rather than parameters: a role's rule is one of
- * a few, and PostgreSQL's generic plan of a prepared list then knows how many rows the rule leaves (with a
- * parameter it guessed one, and planned every call anew: EventStore.page).
- */
-const lit = (statuses: readonly string[]) => statuses.map((s) => sql.lit(s));
-
-function ruleSql(eb: AnyBuilder, rule: StatusRule, c: PostColumns): Expression<SqlBool> {
+function ruleSql(eb: AnyBuilder, rule: StatusRule, c: PostColumns, literal: boolean): Expression<SqlBool> {
   const status = sql.ref(c.status);
+  // (statuses as literals in the text when asked: a role's rule is one of a few; see visiblePosts)
+  const v = (s: string) => (literal ? sql.lit(s) : s);
   const parts: Expression<SqlBool>[] = [];
-  if (rule.statuses.length === LIVE.length) parts.push(eb(status, '<>', sql.lit('trash')));
+  if (rule.statuses.length === LIVE.length) parts.push(eb(status, '<>', v('trash')));
   else if (rule.statuses.length > 0)
-    parts.push(rule.statuses.length === 1 ? eb(status, '=', sql.lit(rule.statuses[0])) : eb(status, 'in', lit(rule.statuses)));
-  if (rule.trashedFrom.length === LIVE.length) parts.push(eb(status, '=', sql.lit('trash')));
+    parts.push(rule.statuses.length === 1 ? eb(status, '=', v(rule.statuses[0])) : eb(status, 'in', rule.statuses.map(v)));
+  if (rule.trashedFrom.length === LIVE.length) parts.push(eb(status, '=', v('trash')));
   else if (rule.trashedFrom.length > 0) {
     // WordPress judges a trashed post without a remembered status as a draft
     const before = sql<string>`coalesce(${sql.ref(c.statusBeforeTrash)}, 'draft')`;
-    parts.push(eb.and([eb(status, '=', sql.lit('trash')), eb(before, 'in', lit(rule.trashedFrom))]));
+    parts.push(eb.and([eb(status, '=', v('trash')), eb(before, 'in', rule.trashedFrom.map(v))]));
   }
   return parts.length === 0 ? sql<SqlBool>`1 = 0` : parts.length === 1 ? parts[0] : eb.or(parts);
 }
 
-/** The rule as SQL, or undefined when the caller may read everything. */
-export function visiblePosts(eb: AnyBuilder, v: Visibility, c: PostColumns): Expression<SqlBool> | undefined {
+/**
+ * The rule as SQL, or undefined when the caller may read everything. `literal`: its statuses written into the
+ * statement's text rather than sent as parameters — for a statement whose PostgreSQL generic plan must know how
+ * many rows they leave (the first page of a list: EventStore.page); not for the others, whose generic plans were
+ * chosen with parameters (a filtered list's count went from 3 to 12 ms with literals).
+ */
+export function visiblePosts(eb: AnyBuilder, v: Visibility, c: PostColumns, literal = false): Expression<SqlBool> | undefined {
   if (!v.own && isEverything(v.anyone)) return undefined;
-  const anyone = ruleSql(eb, v.anyone, c);
+  const anyone = ruleSql(eb, v.anyone, c, literal);
   if (!v.own) return anyone;
-  const own = isEverything(v.own.rule) ? undefined : ruleSql(eb, v.own.rule, c);
+  const own = isEverything(v.own.rule) ? undefined : ruleSql(eb, v.own.rule, c, literal);
   const mine = eb(sql.ref(c.authorId), '=', v.own.userId);
   return eb.or([anyone, own ? eb.and([mine, own]) : mine]);
 }
