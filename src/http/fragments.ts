@@ -17,7 +17,11 @@
 
 /** An answer body already serialised as JSON (a list assembled from fragments): sent as it is. */
 export class RawJson {
-  constructor(readonly json: string) {}
+  constructor(
+    readonly json: string,
+    /** The strong ETag of exactly these bytes, when known (a kept single read's): sent when they are sent unchanged. */
+    readonly etag?: string,
+  ) {}
 }
 
 interface Fragment {

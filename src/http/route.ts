@@ -198,8 +198,10 @@ export class RouteRegistry {
           const fields = parseFields(query._fields);
           if (result.body instanceof RawJson) {
             if (fields) return filterFields(JSON.parse(result.body.json), fields);
-            // (a string is sent as it is, typed as JSON here: the answer of the object it stands for)
+            // (a string is sent as it is, typed as JSON here: the answer of the object it stands for; its known
+            // ETag saves hashing it again, unless `_envelope` or `_jsonp` will rewrite it, which then has none)
             reply.type(JSON_TYPE);
+            if (result.body.etag !== undefined && query._envelope === undefined && query._jsonp === undefined) reply.header('ETag', result.body.etag);
             return result.body.json;
           }
           return fields ? filterFields(result.body, fields) : result.body;

@@ -9,7 +9,7 @@ import { can } from '../../../domain/policies.js';
 import { listVisibility } from '../../../domain/visibility.js';
 import { serializeEvent } from '../../../serializers/event.serializer.js';
 import { collection } from '../../collection.js';
-import { httpDate, jsonEtag, latestMs } from '../../conditional.js';
+import { httpDate, jsonEtag, latestMs, strongEtag } from '../../conditional.js';
 import { RawJson } from '../../fragments.js';
 import { type ArgContext, arg, invalid } from '../../params.js';
 import { type ItemContext, type ItemState, type RouteContext, type RouteSpec, route, UPDATE_METHODS } from '../../route.js';
@@ -79,10 +79,13 @@ async function readKept(ctx: RouteContext, id: number) {
   let kept = fragments.kept(key, version);
   if (kept === undefined) {
     const [view] = await services.events.views([record], actor);
-    kept = { json: JSON.stringify(singleBody(view, ctx.urls)), extra: httpDate(lastModifiedMs(view)) };
+    const json = JSON.stringify(singleBody(view, ctx.urls));
+    // (what goes with it: its Last-Modified and its ETag, the hash of these bytes, made once)
+    kept = { json, extra: `${httpDate(lastModifiedMs(view))}\n${strongEtag(json)}` };
     fragments.set(key, version, kept.json, kept.extra);
   }
-  return { body: new RawJson(kept.json), headers: { 'Last-Modified': kept.extra } };
+  const [lastModified, etag] = kept.extra.split('\n');
+  return { body: new RawJson(kept.json, etag), headers: { 'Last-Modified': lastModified } };
 }
 
 /** A write's answer: its body, with the ETag the event's next single read sends this caller (when that read answers 200). */
