@@ -24,18 +24,22 @@ export class RawJson {
   ) {}
 }
 
-interface Fragment {
-  readonly version: number;
-  readonly json: string;
-  /** What goes with the JSON (a single read's Last-Modified). */
-  readonly extra: string;
-  readonly bytes: number;
+/** What goes with a kept single read's JSON: its headers. */
+export interface Validators {
+  readonly lastModified: string;
+  /** The strong ETag of the JSON's bytes. */
+  readonly etag: string;
 }
 
-/** A kept item: its JSON and what goes with it. */
+/** A kept item: its JSON and, for a single read, its validators. */
 export interface Kept {
   readonly json: string;
-  readonly extra: string;
+  readonly validators?: Validators;
+}
+
+interface Fragment extends Kept {
+  readonly version: number;
+  readonly bytes: number;
 }
 
 /** What a fragment costs beside its text: the key, the entry and the Map's slot (an estimate). */
@@ -73,13 +77,13 @@ export class Fragments {
     return entry;
   }
 
-  set(key: string, version: number, json: string, extra = ''): void {
+  set(key: string, version: number, json: string, validators?: Validators): void {
     if (!this.enabled) return;
-    const bytes = json.length + extra.length + key.length + OVERHEAD_BYTES;
+    const bytes = json.length + key.length + OVERHEAD_BYTES + (validators ? validators.lastModified.length + validators.etag.length : 0);
     if (bytes > this.maxBytes) return;
     const old = this.entries.get(key);
     if (old !== undefined) this.drop(key, old);
-    this.entries.set(key, { version, json, extra, bytes });
+    this.entries.set(key, { version, json, validators, bytes });
     this.bytes += bytes;
     for (const [k, e] of this.entries) {
       if (this.bytes <= this.maxBytes) break;

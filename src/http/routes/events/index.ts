@@ -80,12 +80,13 @@ async function readKept(ctx: RouteContext, id: number) {
   if (kept === undefined) {
     const [view] = await services.events.views([record], actor);
     const json = JSON.stringify(singleBody(view, ctx.urls));
-    // (what goes with it: its Last-Modified and its ETag, the hash of these bytes, made once)
-    kept = { json, extra: `${httpDate(lastModifiedMs(view))}\n${strongEtag(json)}` };
-    fragments.set(key, version, kept.json, kept.extra);
+    // (with it, its Last-Modified and its ETag: the hash of these bytes, made once)
+    kept = { json, validators: { lastModified: httpDate(lastModifiedMs(view)), etag: strongEtag(json) } };
+    fragments.set(key, version, kept.json, kept.validators);
   }
-  const [lastModified, etag] = kept.extra.split('\n');
-  return { body: new RawJson(kept.json, etag), headers: { 'Last-Modified': lastModified } };
+  // (a single read's key holds validators: the lists' keys are others)
+  const headers: Record<string, string> = kept.validators ? { 'Last-Modified': kept.validators.lastModified } : {};
+  return { body: new RawJson(kept.json, kept.validators?.etag), headers };
 }
 
 /** A write's answer: its body, with the ETag the event's next single read sends this caller (when that read answers 200). */
