@@ -8,7 +8,7 @@ import type { EventPage, EventView } from '../../../domain/events/event.service.
 import { can } from '../../../domain/policies.js';
 import { listVisibility } from '../../../domain/visibility.js';
 import { serializeEvent } from '../../../serializers/event.serializer.js';
-import { collection } from '../../collection.js';
+import { type CollectionOptions, collection, type ListPage } from '../../collection.js';
 import { httpDate, jsonEtag, latestMs, strongEtag } from '../../conditional.js';
 import { RawJson } from '../../fragments.js';
 import { type ArgContext, arg, invalid } from '../../params.js';
@@ -73,7 +73,7 @@ function read(view: EventView, urls: Urls) {
 async function readKept(ctx: RouteContext, id: number) {
   const { fragments, services, actor } = ctx;
   if (!fragments.enabled) return read(await services.events.get(actor, id), ctx.urls);
-  const version = ctx.request.cacheVersion ?? (await services.dataVersion());
+  const version = await keptVersion(ctx);
   const record = await services.events.getRecord(actor, id);
   const key = `event ${id} single ${listVisibility(actor).key}`;
   let kept = fragments.kept(key, version);
@@ -109,8 +109,13 @@ async function itemState(ctx: ItemContext, id: number | undefined): Promise<Item
 const byId = (ctx: ItemContext) => itemState(ctx, Number(ctx.params.id));
 const bySlug = async (ctx: ItemContext) => itemState(ctx, await ctx.services.events.idForSlug(ctx.params.slug ?? ''));
 
-/** A page of events as the original's list answers it (envelope, headers, URLs carrying the filters). */
-function eventPage(ctx: RouteContext<{ readonly page: number; readonly perPage: number }>, result: EventPage, path: string) {
+type PageContext = RouteContext<{ readonly page: number; readonly perPage: number }>;
+
+/**
+ * A page of events as the original's list answers it (envelope, headers, URLs carrying the filters): its views
+ * serialised here, or its events' JSON given (listedEvents).
+ */
+function eventPage<T>(ctx: PageContext, result: ListPage<T>, path: string, items: Pick<CollectionOptions<T>, 'serialize' | 'serialized'>) {
   return collection(ctx, {
     key: 'events',
     path,
@@ -118,10 +123,20 @@ function eventPage(ctx: RouteContext<{ readonly page: number; readonly perPage: 
     page: ctx.args.page,
     perPage: ctx.args.perPage,
     result,
-    serialize: (view) => serializeEvent(view, ctx.urls),
+    ...items,
     notFound: errors.eventPageNotFound,
   });
 }
+
+/** A page of views, serialised as a list shows them. */
+const viewPage = (ctx: PageContext, result: EventPage, path: string) =>
+  eventPage(ctx, result, path, { serialize: (view: EventView) => serializeEvent(view, ctx.urls) });
+
+/**
+ * The data version kept JSON is checked against, read before the records it stands for (the response cache or
+ * the check of a caller's credentials may have read it already, before anything else).
+ */
+const keptVersion = (ctx: RouteContext) => ctx.request.cacheVersion ?? ctx.services.dataVersion();
 
 /**
  * `GET /events` assembled from the events' JSON kept per kind of caller (http/fragments.ts): the page's records as
@@ -129,9 +144,9 @@ function eventPage(ctx: RouteContext<{ readonly page: number; readonly perPage: 
  * and are serialised. The data version is read before the records (the response cache or the check of a caller's
  * credentials may have read it already, before anything else).
  */
-async function listedEvents(ctx: RouteContext<{ readonly page: number; readonly perPage: number }>, query: EventListQuery, path: string) {
+async function listedEvents(ctx: PageContext, query: EventListQuery, path: string) {
   const { fragments, services, actor } = ctx;
-  const version = fragments.enabled ? (ctx.request.cacheVersion ?? (await services.dataVersion())) : undefined;
+  const version = fragments.enabled ? await keptVersion(ctx) : undefined;
   const page = await services.events.listRecords(actor, query);
   const who = listVisibility(actor).key;
   const serialized = await fragments.serialize(
@@ -141,16 +156,8 @@ async function listedEvents(ctx: RouteContext<{ readonly page: number; readonly 
     (records) => services.events.views(records, actor),
     (view) => serializeEvent(view, ctx.urls),
   );
-  return collection(ctx, {
-    key: 'events',
-    path,
-    layout: 'posts',
-    page: ctx.args.page,
-    perPage: ctx.args.perPage,
-    result: { items: page.records, total: page.total, effective: page.effective, stableForMs: page.stableForMs },
-    serialized,
-    notFound: errors.eventPageNotFound,
-  });
+  const result = { items: page.records, total: page.total, effective: page.effective, stableForMs: page.stableForMs };
+  return eventPage(ctx, result, path, { serialized });
 }
 
 export function eventRoutes(): RouteSpec[] {
@@ -170,7 +177,7 @@ export function eventRoutes(): RouteSpec[] {
           return syncList(ctx, 'events', source, (view) => singleBody(view, ctx.urls));
         }
         // (with removed items the body grows a key after them: made as an object)
-        if (ctx.args.includeRemoved) return withRemoved(ctx, eventPage(ctx, await ctx.services.events.list(ctx.actor, ctx.args), '/events/'), source);
+        if (ctx.args.includeRemoved) return withRemoved(ctx, viewPage(ctx, await ctx.services.events.list(ctx.actor, ctx.args), '/events/'), source);
         return listedEvents(ctx, ctx.args, '/events/');
       },
     }),
@@ -273,7 +280,7 @@ export function eventRoutes(): RouteSpec[] {
       responses: { 200: EventListSchema },
       async handler(ctx) {
         const result = await ctx.services.events.occurrences(ctx.actor, ctx.args.id, { ...ctx.args, geolocDistance: 50 });
-        return eventPage(ctx, result, `/events/${ctx.args.id}/occurrences/`);
+        return viewPage(ctx, result, `/events/${ctx.args.id}/occurrences/`);
       },
     }),
     route({
