@@ -326,6 +326,12 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     return row ? toRecord(row) : undefined;
   }
 
+  /** These events in the order of their ids (an event deleted since its id was read is left out). */
+  private async findInOrder(ids: readonly number[]): Promise<EventRecord[]> {
+    const byId = new Map((await this.findMany(ids)).map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id)).filter((r): r is EventRecord => r !== undefined);
+  }
+
   /** These events, in no particular order (those that exist). */
   async findMany(ids: readonly number[]): Promise<EventRecord[]> {
     if (ids.length === 0) return [];
@@ -944,11 +950,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     const { total, plain } = await this.tally(filter);
     if (total === 0 || offset >= total) return { events: [], total };
     const arms = filter.seriesOnce || !plain ? (['own'] as const) : (['own', 'plain'] as const);
-    if (near) {
-      const pageIds = await this.nearPage(filter, near, arms, limit, offset);
-      const byId = new Map((await this.findMany(pageIds)).map((r) => [r.id, r]));
-      return { events: pageIds.map((id) => byId.get(id)).filter((r): r is EventRecord => r !== undefined), total };
-    }
+    if (near) return { events: await this.findInOrder(await this.nearPage(filter, near, arms, limit, offset)), total };
     const direction = filter.newestFirst ? 'desc' : 'asc';
     const order: Order = filter.orderByDate
       ? [
@@ -968,17 +970,15 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     if (this.dialect.name === 'sqlite' && arms.length === 1 && !filter.withoutText) {
       // SQLite, rows of their own: the page's ids first, then their rows by id. The ids come from the listing
       // index alone, where reading whole rows read every event and post the walk passed (the sort by id within a
-      // start time reads a few past the page's end, each offset row too): the default list's page 80 → 45 µs
-      // at 10k events alone, ~170 → ~70 µs among a request's other work (bench/README.md "Session 22").
+      // start time reads a few past the page's end, each offset row too): the default list's page at 10k events,
+      // ~170 µs among a request's other work, now ~80 (ids) + ~35 (rows) (bench/README.md "Session 22").
       const ids = await this.page(
         [this.arm('own', filter, (q) => q.select('events.post_id as id'), { page: { order, end: limit + offset }, inOrder })],
         order,
         limit,
         offset,
       );
-      const byId = new Map((await this.findMany(ids.map((r) => Number(r.id)))).map((r) => [r.id, r]));
-      // (an event deleted between the two statements is left out, as in a page near a point)
-      return { events: ids.map((r) => byId.get(Number(r.id))).filter((r): r is EventRecord => r !== undefined), total };
+      return { events: await this.findInOrder(ids.map((r) => Number(r.id))), total };
     }
     const rows = (arm: 'own' | 'plain') => this.arm(arm, filter, pick(arm), { page: { order, end: limit + offset }, inOrder });
     const found = await this.page(arms.map(rows), order, limit, offset);
