@@ -251,6 +251,25 @@ describe('events: create', () => {
     assert.deepEqual(unknownId.categories, [], 'unknown ids are skipped, never turned into names');
   });
 
+  it('matches a term entry by slug before name, and by name the oldest term, whichever else the write names', async () => {
+    const blues = await makeCategory(t, { name: 'Blues', slug: 'blues-night' });
+    const grooveOne = await makeCategory(t, { name: 'Groove', slug: 'g-one' });
+    const grooveTwo = await makeCategory(t, { name: 'Groove', slug: 'g-two', parent: grooveOne.id });
+    // no slug `BLUES` or `blues`: by name; `g-two` by slug and `groove` by name (the oldest) in the same write
+    const byName = await makeEvent(t, { categories: ['BLUES', 'g-two', 'groove'] });
+    assert.deepEqual(
+      byName.categories.map((c: any) => c.id),
+      [blues.id, grooveOne.id, grooveTwo.id],
+    );
+    // a term whose slug is what the entry sanitises to wins over an older one of that name
+    const soul = await makeCategory(t, { name: 'Soul', slug: 'blues' });
+    const bySlug = await makeEvent(t, { categories: 'BLUES' });
+    assert.deepEqual(
+      bySlug.categories.map((c: any) => c.id),
+      [soul.id],
+    );
+  });
+
   it('keeps HTML for editors and sanitises it for authors and contributors', async () => {
     const html = '<p onclick="x()">Hi <script>alert(1)</script><iframe src="https://e.org"></iframe><b>there</b></p>';
     const editor = await makeEvent(t, { description: html }, 'editor');

@@ -13,7 +13,7 @@ import { columnMap, customFieldList, flag, jsonList } from './columns.js';
 import { containsFolded } from './like.js';
 import { PLAIN, plainEvents } from './plain-occurrences.js';
 import { postColumns, postFromRow } from './post.store.js';
-import { placeholders, Statement, statementSet } from './statement.js';
+import { placeholders, Statement, statementFor, statementSet } from './statement.js';
 
 type Eb = ExpressionBuilder<Database, 'posts' | 'events'>;
 
@@ -432,7 +432,15 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
   async setOrganizers(eventId: number, organizerIds: readonly number[], fresh = false): Promise<void> {
     if (!fresh) await this.db.deleteFrom('event_organizers').where('event_id', '=', eventId).execute();
     const unique = [...new Set(organizerIds)];
-    if (unique.length > 0) {
+    if (unique.length > 0 && unique.length <= 8) {
+      // a fixed text per number of organizers (every create naming one runs it: issue 17; up to eight, so that
+      // the texts stay few)
+      const text = `insert into event_organizers (event_id, organizer_id, position) values ${unique.map(() => '(?, ?, ?)').join(', ')}`;
+      await statementFor(this.dialect, text).run(
+        this.db,
+        unique.flatMap((organizerId, position) => [eventId, organizerId, position]),
+      );
+    } else if (unique.length > 8) {
       await this.db
         .insertInto('event_organizers')
         .values(unique.map((organizer_id, position) => ({ event_id: eventId, organizer_id, position })))

@@ -29,6 +29,8 @@ const toRecord = (row: ImageRow): ImageRecord => ({
 /** The reads of every event's view (see Statement). */
 const statements = statementSet((dialect: Dialect) => ({
   byIds: new Statement<ImageRow>(dialect, 'select * from images where post_id in :ids'),
+  // every create sending an image URL (issue 17)
+  byUrl: new Statement<ImageRow>(dialect, 'select * from images where url = ? order by post_id limit 1'),
   forViews: new Statement<ImageRow>(
     dialect,
     `select * from images where post_id in :ids
@@ -50,7 +52,7 @@ export class ImageStore {
   }
 
   async findByUrl(url: string): Promise<ImageRecord | undefined> {
-    const row = await this.db.selectFrom('images').selectAll().where('url', '=', url).orderBy('post_id').executeTakeFirst();
+    const row = await statements(this.dialect).byUrl.first(this.db, [url]);
     return row ? toRecord(row) : undefined;
   }
 

@@ -21,7 +21,7 @@ import { caseInsensitiveEquals, needsUnindexedLookup } from './name-match.js';
 import { plainEvents } from './plain-occurrences.js';
 import { type PlannedRead, planned, runPlanned } from './planned.js';
 import { postColumns, postFromRow } from './post.store.js';
-import { idList, Statement, statementSet } from './statement.js';
+import { assignments, idList, Statement, statementFor, statementSet } from './statement.js';
 
 type DetailsTables = { venue: VenuesTable; organizer: OrganizersTable };
 
@@ -146,15 +146,16 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
 
   /** Not-trashed records whose name (and description, when given) match case-insensitively, oldest first. */
   async findDuplicates(name: string, description?: string): Promise<RecordOf<T>[]> {
+    // a fixed statement (every create naming a venue or organizer runs it: issue 17), its condition on the name
+    // that of caseInsensitiveEquals, and the partial index's condition spelt as it is (see migration 0020)
     const find = async (indexed: boolean) => {
-      let q = this.select()
-        .where('posts.type', '=', this.type)
-        // (the condition of the partial index on the name, spelt as it is: see migration 0020)
-        .where(sql<SqlBool>`posts.${sql.raw(NAMED_TYPES_CONDITION)}`)
-        .where('posts.status', 'not in', ['trash', 'auto-draft'])
-        .where(caseInsensitiveEquals(this.dialect, sql.ref('posts.title'), name, indexed));
-      if (description !== undefined) q = q.where(this.dialect.lower(sql.ref('posts.content')), '=', description.toLowerCase());
-      return (await q.orderBy('posts.id').execute()).map(this.map);
+      const text = `select posts.*, d.* from ${this.table} d inner join posts on posts.id = d.post_id
+        where posts.type = ? and posts.${NAMED_TYPES_CONDITION} and posts.status not in ('trash', 'auto-draft')
+        ${indexed ? 'and LOWER(posts.title) = LOWER(?) ' : ''}and lower(posts.title) = ?${description === undefined ? '' : ' and lower(posts.content) = ?'}
+        order by posts.id`;
+      const params: unknown[] = [this.type, ...(indexed ? [name] : []), name.toLowerCase()];
+      if (description !== undefined) params.push(description.toLowerCase());
+      return (await statementFor(this.dialect, text).all(this.db, params)).map(this.map);
     };
     const found = await find(true);
     return found.length === 0 && needsUnindexedLookup(this.dialect, name) ? find(false) : found;
@@ -206,37 +207,28 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
     const out: Record<string, unknown> = { ...current };
     const postRow = postColumns.toRow(post);
     const detailRow = this.columns.toRow(details);
-    if (this.dialect.name === 'postgres' && Object.keys(postRow).length > 0 && Object.keys(detailRow).length > 0) {
+    // fixed statements per set of columns (an event write reusing a venue or organizer runs these: issue 17)
+    const postColumnNames = Object.keys(postRow);
+    const detailColumnNames = Object.keys(detailRow);
+    if (this.dialect.name === 'postgres' && postColumnNames.length > 0 && detailColumnNames.length > 0) {
       // both rows in one statement, one round trip
-      const set = (row: object) => sql.join(Object.entries(row).map(([column, value]) => sql`${sql.ref(column)} = ${value}`));
-      const { rows } = await sql<Record<string, unknown>>`
-        with p as (update posts set ${set({ ...postRow, version: sql`version + 1` })} where id = ${id} returning *)
-        update ${sql.table(this.table)} as d set ${set(detailRow)} from p where d.post_id = p.id returning p.*, d.*`.execute(this.db);
-      if (rows.length === 0) throw new Error(`${this.type} ${id} is missing`);
-      return { ...current, ...postFromRow(rows[0]), ...this.columns.fromRow(rows[0]) } as unknown as RecordOf<T>;
+      const text = `with p as (update posts set ${assignments(postColumnNames)}, version = version + 1 where id = ? returning *)
+        update ${this.table} as d set ${assignments(detailColumnNames)} from p where d.post_id = p.id returning p.*, d.*`;
+      const row = await statementFor(this.dialect, text).first(this.db, [...Object.values(postRow), id, ...Object.values(detailRow)]);
+      if (!row) throw new Error(`${this.type} ${id} is missing`);
+      return { ...current, ...postFromRow(row), ...this.columns.fromRow(row) } as unknown as RecordOf<T>;
     }
-    if (Object.keys(postRow).length > 0) {
-      Object.assign(
-        out,
-        postFromRow(
-          await this.db
-            .updateTable('posts')
-            .set((eb) => ({ ...postRow, version: eb('version', '+', 1) }))
-            .where('id', '=', id)
-            .returningAll()
-            .executeTakeFirstOrThrow(),
-        ),
-      );
+    if (postColumnNames.length > 0) {
+      const text = `update posts set ${assignments(postColumnNames)}, version = version + 1 where id = ? returning *`;
+      const row = await statementFor(this.dialect, text).first(this.db, [...Object.values(postRow), id]);
+      if (!row) throw new Error(`${this.type} ${id} is missing`);
+      Object.assign(out, postFromRow(row));
     }
-    const row = this.columns.toRow(details);
-    if (Object.keys(row).length > 0) {
-      const updated = await this.db
-        .updateTable(this.table as 'venues')
-        .set(row as never)
-        .where('post_id', '=', id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      Object.assign(out, this.columns.fromRow(updated));
+    if (detailColumnNames.length > 0) {
+      const text = `update ${this.table} set ${assignments(detailColumnNames)} where post_id = ? returning *`;
+      const row = await statementFor(this.dialect, text).first(this.db, [...Object.values(detailRow), id]);
+      if (!row) throw new Error(`${this.type} ${id} is missing`);
+      Object.assign(out, this.columns.fromRow(row));
     }
     return out as unknown as RecordOf<T>;
   }

@@ -6,8 +6,9 @@ import type { Dialect } from '../dialects/dialect.js';
  * A fixed statement on a hot path (creating an event runs a dozen of them): written once in SQL that both
  * databases read the same, with `?` placeholders, and handed to the driver as it is, without building a query
  * tree per call (the query builder cost more than SQLite spent running these); SQLite reuses its prepared statement
- * for the same text (SqliteDialect's statement cache). `lower(` becomes the dialect's Unicode-aware lower-casing,
- * and `in :ids` a list of ids (`idList`): one JSON parameter on SQLite, one parameter per id on PostgreSQL.
+ * for the same text (SqliteDialect's statement cache). `lower(` becomes the dialect's Unicode-aware lower-casing
+ * (`LOWER(`, in capitals, stays the database's own, which indexes hold: see name-match.ts), and `in :ids` a list
+ * of ids (`idList`): one JSON parameter on SQLite, one parameter per id on PostgreSQL.
  */
 export class Statement<Row = unknown> {
   readonly text: string;
@@ -77,6 +78,26 @@ export function statementSet<T>(build: (dialect: Dialect) => T): (dialect: Diale
     return set;
   };
 }
+
+const byText = statementSet(() => new Map<string, Statement<unknown>>());
+
+/**
+ * The Statement of this text, made once per dialect: for hot statements whose text follows a few fixed choices
+ * (which columns a write sets, whether a condition applies), written from the store's own column names, never
+ * from input (so the texts are few and the map stays small).
+ */
+export function statementFor<Row = Record<string, unknown>>(dialect: Dialect, text: string): Statement<Row> {
+  const known = byText(dialect);
+  let statement = known.get(text);
+  if (!statement) {
+    statement = new Statement<unknown>(dialect, text);
+    known.set(text, statement);
+  }
+  return statement as Statement<Row>;
+}
+
+/** `"a" = ?, "b" = ?` for an update of these columns (the store's own names). */
+export const assignments = (columns: readonly string[]): string => columns.map((c) => `"${c}" = ?`).join(', ');
 
 /** `?, ?, …` for n values. */
 export const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');

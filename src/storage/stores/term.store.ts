@@ -28,6 +28,16 @@ import { idList, Statement, statementSet } from './statement.js';
 const statements = statementSet((dialect: Dialect) => ({
   bySlug: new Statement<TermRow>(dialect, 'select * from terms where taxonomy = ? and slug = ?'),
   relate: new Statement(dialect, 'insert into term_relationships (post_id, term_id) values (?, ?)'),
+  // a post's terms, their ids as one JSON array (one text whatever their number)
+  relateMany: new Statement(
+    dialect,
+    `insert into term_relationships (post_id, term_id) select ?, cast(value as integer) from ${
+      dialect.name === 'postgres' ? 'json_array_elements_text(cast(? as json))' : 'json_each(?)'
+    }`,
+  ),
+  addToCounts: new Statement(dialect, 'update terms set count = count + ? where id in :ids'),
+  // SQLite (PostgreSQL orders them itself: addToCountsOrdered)
+  addToCountsReturning: new Statement<TermRow>(dialect, 'update terms set count = count + ? where id in :ids returning *'),
   idsForPost: new Statement<{ term_id: number }>(dialect, 'select term_id from term_relationships where post_id = ?'),
   addToCount: new Statement(dialect, 'update terms set count = count + ? where id = ?'),
   // PostgreSQL only (a data-modifying CTE): the updated rows, ordered as forPost reads them
@@ -414,11 +424,7 @@ export class TermStore {
         await this.sql.addToCount.run(this.db, [delta, ids[0]]);
         continue;
       }
-      await this.db
-        .updateTable('terms')
-        .set((eb) => ({ count: eb('count', '+', delta) }))
-        .where('id', 'in', ids)
-        .execute();
+      await this.sql.addToCounts.run(this.db, [delta, idList(this.dialect, ids)]);
     }
   }
 
@@ -435,13 +441,8 @@ export class TermStore {
       const rows = await this.sql.addToCountsOrdered.all(this.db, [delta, JSON.stringify(unique)]);
       return rows.map(toTerm);
     }
-    const rows = await this.db
-      .updateTable('terms')
-      .set((eb) => ({ count: eb('count', '+', delta) }))
-      .where('id', 'in', unique)
-      .returningAll()
-      .execute();
-    return sortAsRead(rows.map((r) => toTerm(r as TermWithCount)));
+    const rows = await this.sql.addToCountsReturning.all(this.db, [delta, idList(this.dialect, unique)]);
+    return sortAsRead(rows.map(toTerm));
   }
 
   /** These terms, in the order a post's terms are read in (see addToCounts). */
@@ -478,12 +479,7 @@ export class TermStore {
   async relateNew(postId: number, termIds: readonly number[]): Promise<void> {
     const unique = [...new Set(termIds)];
     if (unique.length === 1) await this.sql.relate.run(this.db, [postId, unique[0]]);
-    else if (unique.length > 1) {
-      await this.db
-        .insertInto('term_relationships')
-        .values(unique.map((term_id) => ({ post_id: postId, term_id })))
-        .execute();
-    }
+    else if (unique.length > 1) await this.sql.relateMany.run(this.db, [postId, JSON.stringify(unique)]);
   }
 
   /** Replaces the post's terms of one taxonomy (`fresh`: the post has none yet). */
@@ -495,13 +491,6 @@ export class TermStore {
         .where('term_id', 'in', (eb) => eb.selectFrom('terms').select('id').where('taxonomy', '=', taxonomy))
         .execute();
     }
-    const unique = [...new Set(termIds)];
-    if (unique.length === 1) await this.sql.relate.run(this.db, [postId, unique[0]]);
-    else if (unique.length > 1) {
-      await this.db
-        .insertInto('term_relationships')
-        .values(unique.map((term_id) => ({ post_id: postId, term_id })))
-        .execute();
-    }
+    await this.relateNew(postId, termIds);
   }
 }
