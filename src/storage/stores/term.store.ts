@@ -46,6 +46,18 @@ const statements = statementSet((dialect: Dialect) => ({
     `with counted as (update terms set count = count + ? where id in (select cast(value as integer) from json_array_elements_text(cast(? as json))) returning *)
      select * from counted order by lower(name), id`,
   ),
+  // (taxonomy, slug) and (taxonomy, id) pairs as two JSON arrays: what an event write's entries name, one text
+  // whatever their number (resolveTerms' first lookup, on every create: issue 17)
+  bySlugsOrIds: new Statement<TermRow & { lname: string }>(
+    dialect,
+    dialect.name === 'postgres'
+      ? `select t.*, lower(t.name) as lname from json_array_elements(cast(? as json)) j inner join terms t on t.taxonomy = j ->> 0 and t.slug = j ->> 1
+         union select t.*, lower(t.name) as lname from json_array_elements(cast(? as json)) j inner join terms t on t.taxonomy = j ->> 0 and t.id = cast(j ->> 1 as integer)
+         order by id`
+      : `select t.*, lower(t.name) as lname from json_each(?) j inner join terms t on t.taxonomy = j.value ->> 0 and t.slug = j.value ->> 1
+         union select t.*, lower(t.name) as lname from json_each(?) j inner join terms t on t.taxonomy = j.value ->> 0 and t.id = j.value ->> 1
+         order by id`,
+  ),
   forPost: new Statement<TermRow>(
     dialect,
     'select terms.* from terms inner join term_relationships rel on rel.term_id = terms.id where rel.post_id = ? order by lower(terms.name), terms.id',
@@ -173,6 +185,12 @@ export class TermStore {
   async lookup(requests: readonly TermLookup[]): Promise<(Term & { lname: string })[]> {
     const wanted = requests.filter((r) => r.ids.length + r.slugs.length + r.names.length > 0);
     if (wanted.length === 0) return [];
+    if (wanted.every((r) => r.names.length === 0)) {
+      const pairs = (of: (r: TermLookup) => readonly (number | string)[]) =>
+        JSON.stringify(wanted.flatMap((r) => [...new Set(of(r))].map((value) => [r.taxonomy, value])));
+      const rows = await this.sql.bySlugsOrIds.all(this.db, [pairs((r) => r.slugs), pairs((r) => r.ids)]);
+      return rows.map((row) => ({ ...toTerm(row), lname: String(row.lname) }));
+    }
     return this.lookupNow(wanted);
   }
 
