@@ -5,24 +5,22 @@
  *
  * Usage: node dist/bench/quick-write.js [events 10000] [creates 5000] [concurrency 1]; `QUICK_BODY=realistic` sends
  * the realistic body of `npm run bench` (inline venue and organizer, two categories, a tag, an image URL: issue
- * 17's write target) instead of the minimal one.
+ * 17's write target) instead of the minimal one; `QUICK_DIALECT=postgres` writes to PostgreSQL (a schema of its
+ * own, dropped after) instead of a SQLite file.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/config.js';
 import { UserService } from '../src/domain/users/user.service.js';
-import { SqliteDialect } from '../src/storage/dialects/sqlite.dialect.js';
-import { Storage } from '../src/storage/storage.js';
+import { openStorage } from '../src/storage/storage.js';
+import { locateDatabase } from './artefacts.js';
 import { seed } from './seed.js';
 import { createBody } from './traffic.js';
 
 const n = Number(process.argv[2] ?? 10_000);
 const creates = Number(process.argv[3] ?? 5_000);
 const concurrency = Number(process.argv[4] ?? 1);
-const dir = mkdtempSync(join(tmpdir(), 'calendar-quick-write-'));
-const storage = new Storage(new SqliteDialect({ path: join(dir, 'bench.sqlite') }));
+const where = locateDatabase(process.env.QUICK_DIALECT === 'postgres' ? 'postgres' : 'sqlite', 'quick-write');
+const storage = await openStorage(where.config);
 await storage.migrate();
 await seed(storage, { events: n });
 await storage.optimize();
@@ -91,4 +89,4 @@ console.log(
   `POST /events (${realistic ? 'realistic' : 'minimal'} body): ${us.toFixed(0)} µs per create in-process (CPU ${cpuUs.toFixed(0)} µs), ${concurrency} at a time (${Math.round(1e6 / us)} creates/s on one core)`,
 );
 await app.close();
-rmSync(dir, { recursive: true, force: true });
+await where.cleanup();
