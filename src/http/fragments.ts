@@ -102,32 +102,39 @@ export class Fragments {
   }
 
   /**
-   * The JSON of each record's item, in order: kept fragments where current, and for the others their views made
-   * together (one read of what they embed) and serialised, then kept. `version` undefined: none is kept or used.
+   * The JSON of each item, in order: kept fragments where current, and for the others their views made together
+   * (one read of what they embed) and serialised, then kept. An item whose view is undefined (gone since its key
+   * was read) is left out. `version` undefined: none is kept or used.
    */
-  async serialize<R, V>(
-    records: readonly R[],
-    keyOf: (record: R) => string,
+  async serialize<I, V>(
+    items: readonly I[],
+    keyOf: (item: I) => string,
     version: number | undefined,
-    views: (records: readonly R[]) => Promise<readonly V[]>,
+    views: (items: readonly I[]) => Promise<readonly (V | undefined)[]>,
     serialize: (view: V) => unknown,
   ): Promise<string[]> {
-    const out: string[] = new Array(records.length);
+    const out: (string | undefined)[] = new Array(items.length);
     const missing: number[] = [];
-    for (let i = 0; i < records.length; i++) {
-      const kept = version === undefined ? undefined : this.get(keyOf(records[i]), version);
+    for (let i = 0; i < items.length; i++) {
+      const kept = version === undefined ? undefined : this.get(keyOf(items[i]), version);
       if (kept === undefined) missing.push(i);
       else out[i] = kept;
     }
-    if (missing.length === 0) return out;
-    const made = await views(missing.map((i) => records[i]));
+    if (missing.length === 0) return out as string[];
+    const made = await views(missing.map((i) => items[i]));
+    let gone = false;
     for (let j = 0; j < missing.length; j++) {
       const i = missing[j];
-      const json = JSON.stringify(serialize(made[j]));
+      const view = made[j];
+      if (view === undefined) {
+        gone = true;
+        continue;
+      }
+      const json = JSON.stringify(serialize(view));
       out[i] = json;
-      if (version !== undefined) this.set(keyOf(records[i]), version, json);
+      if (version !== undefined) this.set(keyOf(items[i]), version, json);
     }
-    return out;
+    return gone ? out.filter((json): json is string => json !== undefined) : (out as string[]);
   }
 }
 

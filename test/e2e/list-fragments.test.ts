@@ -237,4 +237,24 @@ describe('Fragments (unit)', () => {
     off.set('a', 1, 'x');
     assert.equal(off.get('a', 1), undefined, 'off keeps nothing');
   });
+
+  it('serialises in order the items not kept, keeps them, and leaves out one whose view is gone', async () => {
+    const f = new Fragments(1000);
+    f.set('item 2', 7, '"kept two"');
+    const asked: number[][] = [];
+    const views = async (ids: readonly number[]) => {
+      asked.push([...ids]);
+      // item 3 was deleted after the page's ids were read
+      return ids.map((id) => (id === 3 ? undefined : { name: `made ${id}` }));
+    };
+    const keyOf = (id: number) => `item ${id}`;
+    const out = await f.serialize([1, 2, 3, 4], keyOf, 7, views, (v) => v.name);
+    assert.deepEqual(out, ['"made 1"', '"kept two"', '"made 4"']);
+    assert.deepEqual(asked, [[1, 3, 4]], 'only the items not kept, in one call');
+    assert.equal(f.get('item 4', 7), '"made 4"', 'made ones are kept at the version');
+    assert.equal(f.get('item 3', 7), undefined, 'nothing kept for the one gone');
+    asked.length = 0;
+    assert.deepEqual(await f.serialize([1, 2, 4], keyOf, 7, views, (v) => v.name), ['"made 1"', '"kept two"', '"made 4"']);
+    assert.deepEqual(asked, [], 'all kept: no views made');
+  });
 });

@@ -134,6 +134,11 @@ export interface EventRecordPage extends Omit<EventPage, 'items'> {
   readonly records: readonly EventRecord[];
 }
 
+/** A page of a list as the events' ids (EventService.listIds). */
+export interface EventIdPage extends Omit<EventPage, 'items'> {
+  readonly ids: readonly number[];
+}
+
 const EVENT: PostKind<EventRecord, EventDetails> = {
   type: 'event',
   draftSlugs: false,
@@ -231,8 +236,33 @@ export class EventService {
     return { items: await this.views(page.records, actor), total: page.total, effective: page.effective, stableForMs: page.stableForMs };
   }
 
-  /** A page of the list as records, without what they embed (see views): for lists assembled from kept items. */
+  /** A page of the list as records, without what they embed (see views). */
   async listRecords(actor: Actor, q: EventListQuery): Promise<EventRecordPage> {
+    const { found, ...page } = await this.listing(actor, q, (filter, limit, offset) => this.storage.events.list(filter, limit, offset));
+    return { records: found.events, total: found.total, ...page };
+  }
+
+  /** A page of the list as the events' ids: for lists assembled from kept items (see viewsOf). */
+  async listIds(actor: Actor, q: EventListQuery): Promise<EventIdPage> {
+    const { found, ...page } = await this.listing(actor, q, (filter, limit, offset) => this.storage.events.listIds(filter, limit, offset));
+    return { ids: found.ids, total: found.total, ...page };
+  }
+
+  /**
+   * The views of these events (a page's, from listIds), in the order of the ids; undefined for one gone since
+   * its id was read.
+   */
+  async viewsOf(ids: readonly number[], actor: Actor): Promise<(EventView | undefined)[]> {
+    const found = await this.storage.events.findMany(ids);
+    const views = new Map((await this.views(found, actor)).map((v) => [v.record.id, v]));
+    return ids.map((id) => views.get(id));
+  }
+
+  private async listing<R extends { readonly total: number }>(
+    actor: Actor,
+    q: EventListQuery,
+    read: (filter: EventListFilter, limit: number, offset: number) => Promise<R>,
+  ): Promise<{ found: R; effective: Readonly<Record<string, unknown>>; stableForMs: number | undefined }> {
     const include = q.include ?? undefined;
     const nowMs = this.clock();
     // polling by modification: every date, unless the caller gives some
@@ -250,7 +280,7 @@ export class EventService {
     const termGroups = [q.categories, q.tags].filter((g): g is readonly number[] => Array.isArray(g));
     const perPage = q.perPage;
     await this.reach(window.endLte ?? window.startLt, nowMs);
-    const { events, total } = await this.storage.events.list(
+    const found = await read(
       {
         visibility: listVisibility(actor),
         statuses,
@@ -289,7 +319,7 @@ export class EventService {
     // the answer depends on the clock only through the window: when it is the same a minute from now (whole
     // days, the default), it stays right for that minute unless something is written
     const stable = JSON.stringify(windowAt(nowMs + STABLE_WINDOW_MS)) === JSON.stringify(window);
-    return { records: events, total, effective, stableForMs: stable ? STABLE_WINDOW_MS : undefined };
+    return { found, effective, stableForMs: stable ? STABLE_WINDOW_MS : undefined };
   }
 
   /**

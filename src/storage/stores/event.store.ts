@@ -954,11 +954,32 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
    * page a union of both arms (rows of their own, plain occurrences) in the list's order.
    */
   async list(original: EventListFilter, limit: number, offset: number): Promise<{ events: EventRecord[]; total: number }> {
+    const { ids, events, total } = await this.listing(original, limit, offset, false);
+    return { events: events ?? (await this.findInOrder(ids ?? [])), total };
+  }
+
+  /**
+   * The same page as list, as the events' ids only: for a list whose items are mostly kept serialised
+   * (http/fragments.ts), which reads the rows of the others by id. A page's whole rows cost PostgreSQL's driver
+   * ~30 µs a row to decode (10 rows of ~50 columns: ~0.3 ms of a list's ~1.2 ms at 10k events, bench/README.md
+   * "Session 23"), and SQLite its second read.
+   */
+  async listIds(original: EventListFilter, limit: number, offset: number): Promise<{ ids: number[]; total: number }> {
+    const { ids, events, total } = await this.listing(original, limit, offset, true);
+    return { ids: ids ?? (events ?? []).map((e) => e.id), total };
+  }
+
+  private async listing(
+    original: EventListFilter,
+    limit: number,
+    offset: number,
+    idsOnly: boolean,
+  ): Promise<{ ids?: number[]; events?: EventRecord[]; total: number }> {
     const { filter, near } = await this.withNearVenues(original);
     const { total, plain } = await this.tally(filter);
     if (total === 0 || offset >= total) return { events: [], total };
     const arms = filter.seriesOnce || !plain ? (['own'] as const) : (['own', 'plain'] as const);
-    if (near) return { events: await this.findInOrder(await this.nearPage(filter, near, arms, limit, offset)), total };
+    if (near) return { ids: await this.nearPage(filter, near, arms, limit, offset), total };
     const direction = filter.newestFirst ? 'desc' : 'asc';
     const order: Order = filter.orderByDate
       ? [
@@ -969,27 +990,39 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
           [filter.orderByStartUtc ? 'start_utc' : 'start_date', direction],
           ['id', direction],
         ];
+    const inOrder = await this.walkInOrder(filter, total, limit + offset);
+    const page = { order, end: limit + offset };
+    if (idsOnly || (this.dialect.name === 'sqlite' && arms.length === 1 && !filter.withoutText)) {
+      // The page's ids (and the columns its order reads, which a union orders by outside its arms). On SQLite,
+      // rows of their own, list() then reads their rows by id: the ids come from the listing index alone, where
+      // reading whole rows read every event and post the walk passed (the sort by id within a start time reads a
+      // few past the page's end, each offset row too): the default list's page at 10k events, ~170 µs among a
+      // request's other work, now ~80 (ids) + ~35 (rows) (bench/README.md "Session 22").
+      const columns = [
+        sql.raw('events.post_id').as('id'),
+        ...order
+          .filter(([column]) => column !== 'id')
+          .map(([column]) => sql.raw(column === 'date_utc' ? 'posts.date_utc' : `events.${column}`).as(column)),
+      ];
+      const found = await this.page(
+        arms.map((arm) => this.arm(arm, filter, (q) => q.select(columns), { page, inOrder })),
+        order,
+        limit,
+        offset,
+      );
+      return { ids: found.map((r) => Number((r as { id: unknown }).id)), total };
+    }
     // (both arms of a union name the same columns; one arm alone, rows of their own, reads `posts.*, events.*`)
     const pick = (arm: 'own' | 'plain') => (q: ReturnType<typeof ownFrom>) =>
       arms.length === 1 && arm === 'own' && !filter.withoutText
         ? (q.selectAll(['posts', 'events']) as unknown as AnySelect<unknown>)
         : q.select(SELECTIONS[arm][filter.withoutText ? 'summary' : 'text']);
-    const inOrder = await this.walkInOrder(filter, total, limit + offset);
-    if (this.dialect.name === 'sqlite' && arms.length === 1 && !filter.withoutText) {
-      // SQLite, rows of their own: the page's ids first, then their rows by id. The ids come from the listing
-      // index alone, where reading whole rows read every event and post the walk passed (the sort by id within a
-      // start time reads a few past the page's end, each offset row too): the default list's page at 10k events,
-      // ~170 µs among a request's other work, now ~80 (ids) + ~35 (rows) (bench/README.md "Session 22").
-      const ids = await this.page(
-        [this.arm('own', filter, (q) => q.select('events.post_id as id'), { page: { order, end: limit + offset }, inOrder })],
-        order,
-        limit,
-        offset,
-      );
-      return { events: await this.findInOrder(ids.map((r) => Number(r.id))), total };
-    }
-    const rows = (arm: 'own' | 'plain') => this.arm(arm, filter, pick(arm), { page: { order, end: limit + offset }, inOrder });
-    const found = await this.page(arms.map(rows), order, limit, offset);
+    const found = await this.page(
+      arms.map((arm) => this.arm(arm, filter, pick(arm), { page, inOrder })),
+      order,
+      limit,
+      offset,
+    );
     return { events: found.map((r) => toRecord(r as Record<string, unknown>)), total };
   }
 }

@@ -139,24 +139,25 @@ const viewPage = (ctx: PageContext, result: EventPage, path: string) =>
 const keptVersion = (ctx: RouteContext) => ctx.request.cacheVersion ?? ctx.services.dataVersion();
 
 /**
- * `GET /events` assembled from the events' JSON kept per kind of caller (http/fragments.ts): the page's records as
- * always, then only the events without a current fragment have their venue, organizers, terms and images read
- * and are serialised. The data version is read before the records (the response cache or the check of a caller's
- * credentials may have read it already, before anything else).
+ * `GET /events` assembled from the events' JSON kept per kind of caller (http/fragments.ts): the page as its
+ * events' ids, then only the events without a current fragment have their records read (an event gone since is
+ * left out), with their venue, organizers, terms and images, and are serialised. The data version is read before
+ * the ids (the response cache or the check of a caller's credentials may have read it already, before anything
+ * else).
  */
 async function listedEvents(ctx: PageContext, query: EventListQuery, path: string) {
   const { fragments, services, actor } = ctx;
   const version = fragments.enabled ? await keptVersion(ctx) : undefined;
-  const page = await services.events.listRecords(actor, query);
+  const page = await services.events.listIds(actor, query);
   const who = listVisibility(actor).key;
   const serialized = await fragments.serialize(
-    page.records,
-    (record) => `event ${record.id} ${who}`,
+    page.ids,
+    (id) => `event ${id} ${who}`,
     version,
-    (records) => services.events.views(records, actor),
+    (ids) => services.events.viewsOf(ids, actor),
     (view) => serializeEvent(view, ctx.urls),
   );
-  const result = { items: page.records, total: page.total, effective: page.effective, stableForMs: page.stableForMs };
+  const result = { items: serialized, total: page.total, effective: page.effective, stableForMs: page.stableForMs };
   return eventPage(ctx, result, path, { serialized });
 }
 
