@@ -161,6 +161,47 @@ describe('single reads of events from kept fragments', () => {
     await same('trashed');
   });
 
+  it('answer a kept read without reading the event, and the next read after any write with the checks of a read afresh', async () => {
+    const sqlSeen: string[] = [];
+    const u = await createTestApp({ CACHE_MB: '0' }, { onQuery: (text: string) => void sqlSeen.push(text) });
+    try {
+      const mine = await makeEvent(u, { title: 'Own draft', status: 'draft' }, 'author');
+      const event = await makeEvent(u, { title: 'Recital' });
+      assert.equal((await u.get(`/events/${event.id}`)).status, 200);
+      sqlSeen.length = 0;
+      assert.equal((await u.get(`/events/${event.id}`)).status, 200);
+      assert.deepEqual(
+        sqlSeen.filter((text) => /\b(events|posts)\b/.test(text)),
+        [],
+        'a kept read reads no event',
+      );
+      // an author's own draft: kept for that author, never answered to another author or to anyone
+      assert.equal((await u.get(`/events/${mine.id}`, { as: 'author' })).status, 200);
+      assert.equal((await u.get(`/events/${mine.id}`, { as: 'author' })).status, 200);
+      assert.equal((await u.get(`/events/${mine.id}`, { as: 'contributor' })).status, 403);
+      assert.equal((await u.get(`/events/${mine.id}`)).status, 403);
+      // trashed: each caller gets the status and body a read afresh answers (not the kept 200)
+      const without = await buildApp(loadConfig({ PUBLIC_URL, LOG_LEVEL: 'silent', CACHE_MB: '0', FRAGMENT_CACHE_MB: '0' }), u.storage, {
+        logger: false,
+      });
+      const asAfresh = async (what: string, ok: boolean) => {
+        for (const as of ['anonymous', 'editor', 'administrator'] as const) {
+          const kept = await u.get(`/events/${event.id}`, { as });
+          const afresh = await without.inject({ url: `/calendar/events/v1/events/${event.id}`, headers: u.authHeader(as) });
+          assert.equal(kept.status, afresh.statusCode, `${what}, ${as}`);
+          assert.equal(kept.text, afresh.body, `${what}, ${as}`);
+        }
+        assert.equal((await u.get(`/events/${event.id}`, { as: 'administrator' })).status === 200, ok, what);
+      };
+      await asAfresh('kept', true);
+      assert.equal((await u.del(`/events/${event.id}`, { as: 'administrator' })).status, 200);
+      await asAfresh('trashed', false);
+      await without.close();
+    } finally {
+      await u.close();
+    }
+  });
+
   it('keep apart callers who may read different things (a draft organizer shows to an editor only)', async () => {
     const organizer = await makeLinked(t, 'organizer', { organizer: 'Quiet Label', status: 'draft' });
     const event = await makeEvent(t, { title: 'Listening', organizer: [organizer.id] });

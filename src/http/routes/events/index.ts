@@ -74,10 +74,14 @@ async function readKept(ctx: RouteContext, id: number) {
   const { fragments, services, actor } = ctx;
   if (!fragments.enabled) return read(await services.events.get(actor, id), ctx.urls);
   const version = await keptVersion(ctx);
-  const record = await services.events.getRecord(actor, id);
   const key = `event ${id} single ${listVisibility(actor).key}`;
+  // A current fragment is the answer: it was made at this data version for a caller of this key, so the event
+  // then existed and such a caller could read it, and every write since would have moved the version on (the
+  // key decides readability: callers with one key read the same posts, domain/visibility.ts). Only without one
+  // is the event read, checked (404, 403, 410) and its view made.
   let kept = fragments.kept(key, version);
   if (kept === undefined) {
+    const record = await services.events.getRecord(actor, id);
     const [view] = await services.events.views([record], actor);
     const json = JSON.stringify(singleBody(view, ctx.urls));
     // (with it, its Last-Modified and its ETag: the hash of these bytes, made once)
