@@ -13,7 +13,7 @@ import { columnMap, customFieldList, flag, jsonList } from './columns.js';
 import { containsFolded } from './like.js';
 import { PLAIN, plainEvents } from './plain-occurrences.js';
 import { postColumns, postFromRow } from './post.store.js';
-import { placeholders, Statement, statementFor, statementSet } from './statement.js';
+import { builtOnce, placeholders, Statement, statementFor, statementSet } from './statement.js';
 
 type Eb = ExpressionBuilder<Database, 'posts' | 'events'>;
 
@@ -700,18 +700,22 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
    */
   private async tally(filter: EventListFilter): Promise<{ total: number; plain: boolean }> {
     if (filter.near) filter = (await this.withNearVenues(filter)).filter;
+    const key = JSON.stringify(filter);
     const byDays = countableByDays(filter);
     if (byDays) {
-      let q = this.db
-        .selectFrom('event_day_counts')
-        .select([sql<number>`coalesce(sum(n), 0)`.as('n'), HAS_PLAIN.as('plain')])
-        .where('hidden', '=', 0);
-      if (byDays.statuses !== 'all') q = q.where('status', 'in', [...byDays.statuses]);
-      if (filter.statuses) q = q.where('status', 'in', [...filter.statuses]);
-      else q = q.where('status', 'not in', ['trash', 'auto-draft']);
-      if (byDays.from !== undefined) q = q.where('start_day', '>=', byDays.from);
-      if (byDays.to !== undefined) q = q.where('end_day', '<=', byDays.to);
-      const row = await q.executeTakeFirstOrThrow();
+      const query = builtOnce(this.dialect, `days ${key}`, () => {
+        let q = this.db
+          .selectFrom('event_day_counts')
+          .select([sql<number>`coalesce(sum(n), 0)`.as('n'), HAS_PLAIN.as('plain')])
+          .where('hidden', '=', 0);
+        if (byDays.statuses !== 'all') q = q.where('status', 'in', [...byDays.statuses]);
+        if (filter.statuses) q = q.where('status', 'in', [...filter.statuses]);
+        else q = q.where('status', 'not in', ['trash', 'auto-draft']);
+        if (byDays.from !== undefined) q = q.where('start_day', '>=', byDays.from);
+        if (byDays.to !== undefined) q = q.where('end_day', '<=', byDays.to);
+        return q.compile();
+      });
+      const row = (await this.db.executeQuery(query)).rows[0];
       return { total: Number(row.n), plain: Boolean(Number(row.plain)) };
     }
     // the count reads only the listing index unless a filter needs the post row
@@ -732,20 +736,24 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     // yet. Nor on a calendar without series (no occurrence shares terms; at 10k singles the two took ~0.5–3 ms
     // more than the one). SQLite's one IN list of both already starts from the term's posts.
     const split = this.dialect.name === 'postgres' && (filter.termGroups?.length ?? 0) > 0 && !filter.search && (await this.hasSeries());
-    const counts = (split ? [countOf('own'), countOf('shared')] : [countOf('either')]).map((q) => sql`(${q})`);
-    const row = await sql<{ n: number | string; plain: number | boolean }>`select ${sql.join(counts, sql` + `)} as n, ${HAS_PLAIN} as plain`.execute(
-      this.db,
-    );
+    const counted = builtOnce(this.dialect, `count ${split} ${key}`, () => {
+      const counts = (split ? [countOf('own'), countOf('shared')] : [countOf('either')]).map((q) => sql`(${q})`);
+      return sql<{ n: number | string; plain: number | boolean }>`select ${sql.join(counts, sql` + `)} as n, ${HAS_PLAIN} as plain`.compile(this.db);
+    });
+    const row = await this.db.executeQuery(counted);
     const total = Number(row.rows[0].n);
     const hasPlain = Boolean(Number(row.rows[0].plain));
     if (!hasPlain || filter.seriesOnce) return { total, plain: hasPlain };
     // plain occurrences, when there are some (a statement of their own: a calendar without them builds and
     // sends none); their master's post only for a visibility rule that reads more than the status
     const plainNeedsPost = statusesOnly(filter.visibility) === undefined;
-    const ofPlain = await this.db
-      .selectFrom(this.arm('plain', filter, (q) => q.select(sql<number>`1`.as('one')), { withPost: plainNeedsPost }).as('c'))
-      .select((e) => e.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
+    const plainCounted = builtOnce(this.dialect, `plain ${key}`, () =>
+      this.db
+        .selectFrom(this.arm('plain', filter, (q) => q.select(sql<number>`1`.as('one')), { withPost: plainNeedsPost }).as('c'))
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .compile(),
+    );
+    const ofPlain = (await this.db.executeQuery(plainCounted)).rows[0];
     return { total: total + Number(ofPlain.n), plain: true };
   }
 
@@ -825,7 +833,12 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
    * the default list at 10k events and 110 series, its rows in a Merge Append only for unions of single tables
    * without conditions).
    */
-  private async page<R>(arms: readonly AnySelect<R>[], order: Order, limit: number, offset: number): Promise<R[]> {
+  private page<R>(arms: readonly AnySelect<R>[], order: Order, limit: number, offset: number): Promise<R[]> {
+    return this.pageQuery(arms, order, limit, offset).execute();
+  }
+
+  /** The statement of a page (see page). */
+  private pageQuery<R>(arms: readonly AnySelect<R>[], order: Order, limit: number, offset: number): AnySelect<R> {
     // PostgreSQL, the first page: its size a literal and no offset. With LIMIT and OFFSET parameters the generic
     // plan assumes a tenth of the rows is read, so a prepared page was planned anew on every call (~0.25 ms of the
     // server's time, its run ~0.04 ms); with the literals (and those of conditions) its generic plan is the walk
@@ -834,13 +847,13 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     const first = offset === 0 && this.dialect.name === 'postgres';
     const upTo = (q: AnySelect<R>, n: number) => (first ? q.limit(sql.lit(n)) : q.limit(n));
     const pageOf = (q: AnySelect<R>) => (first ? upTo(q, limit) : q.limit(limit).offset(offset));
-    if (arms.length === 1) return pageOf(orderBy(arms[0], order)).execute();
+    if (arms.length === 1) return pageOf(orderBy(arms[0], order));
     // SQLite merges a compound select in order, each arm walking its index as far as the merge asks (one cut
     // per arm cost it ~60 µs more a page at 10k events)
-    if (this.dialect.name === 'sqlite') return orderBy(arms[0].unionAll(arms[1]), order).limit(limit).offset(offset).execute();
+    if (this.dialect.name === 'sqlite') return orderBy(arms[0].unionAll(arms[1]), order).limit(limit).offset(offset);
     const cut = (q: AnySelect<R>, alias: string) => this.db.selectFrom(upTo(orderBy(q, order), limit + offset).as(alias)).selectAll();
     const both = cut(arms[0], 'a').unionAll(cut(arms[1], 'b'));
-    return pageOf(orderBy(this.db.selectFrom(both.as('e')).selectAll() as unknown as AnySelect<R>, order)).execute();
+    return pageOf(orderBy(this.db.selectFrom(both.as('e')).selectAll() as unknown as AnySelect<R>, order));
   }
 
   /** How many matching events each venue has (the filter names the venues), over the list's arms. */
@@ -1004,12 +1017,15 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
           .filter(([column]) => column !== 'id')
           .map(([column]) => sql.raw(column === 'date_utc' ? 'posts.date_utc' : `events.${column}`).as(column)),
       ];
-      const found = await this.page(
-        arms.map((arm) => this.arm(arm, filter, (q) => q.select(columns), { page, inOrder })),
-        order,
-        limit,
-        offset,
+      const query = builtOnce(this.dialect, `ids ${arms} ${limit} ${offset} ${inOrder} ${JSON.stringify(filter)}`, () =>
+        this.pageQuery(
+          arms.map((arm) => this.arm(arm, filter, (q) => q.select(columns), { page, inOrder })),
+          order,
+          limit,
+          offset,
+        ).compile(),
       );
+      const found = (await this.db.executeQuery(query)).rows;
       return { ids: found.map((r) => Number((r as { id: unknown }).id)), total };
     }
     // (both arms of a union name the same columns; one arm alone, rows of their own, reads `posts.*, events.*`)
