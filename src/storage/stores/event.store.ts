@@ -13,7 +13,7 @@ import { columnMap, customFieldList, flag, jsonList } from './columns.js';
 import { containsFolded } from './like.js';
 import { PLAIN, plainEvents } from './plain-occurrences.js';
 import { postColumns, postFromRow } from './post.store.js';
-import { builtOnce, placeholders, Statement, statementFor, statementSet } from './statement.js';
+import { builtOnce, placeholders, Statement, statementSet } from './statement.js';
 
 type Eb = ExpressionBuilder<Database, 'posts' | 'events'>;
 
@@ -154,6 +154,14 @@ const statements = statementSet((dialect: Dialect) => ({
     `select ${selectList(readColumns('own'))} from events inner join posts on posts.id = events.post_id where events.post_id = ?
      union all
      select ${selectList(readColumns('plain'))} from ${plainEvents(dialect, { byId: true })} as events inner join posts on posts.id = events.series_id where events.post_id = ?`,
+  ),
+  // an event's organizers in order, their ids as one JSON array (a position is its index there)
+  linkOrganizers: new Statement(
+    dialect,
+    dialect.name === 'postgres'
+      ? `insert into event_organizers (event_id, organizer_id, position)
+         select ?, cast(value as integer), cast(ordinality - 1 as integer) from json_array_elements_text(cast(? as json)) with ordinality`
+      : 'insert into event_organizers (event_id, organizer_id, position) select ?, cast(value as integer), cast(key as integer) from json_each(?)',
   ),
   slugTaken: new Statement(
     dialect,
@@ -432,20 +440,8 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
   async setOrganizers(eventId: number, organizerIds: readonly number[], fresh = false): Promise<void> {
     if (!fresh) await this.db.deleteFrom('event_organizers').where('event_id', '=', eventId).execute();
     const unique = [...new Set(organizerIds)];
-    if (unique.length > 0 && unique.length <= 8) {
-      // a fixed text per number of organizers (every create naming one runs it: issue 17; up to eight, so that
-      // the texts stay few)
-      const text = `insert into event_organizers (event_id, organizer_id, position) values ${unique.map(() => '(?, ?, ?)').join(', ')}`;
-      await statementFor(this.dialect, text).run(
-        this.db,
-        unique.flatMap((organizerId, position) => [eventId, organizerId, position]),
-      );
-    } else if (unique.length > 8) {
-      await this.db
-        .insertInto('event_organizers')
-        .values(unique.map((organizer_id, position) => ({ event_id: eventId, organizer_id, position })))
-        .execute();
-    }
+    // (one fixed statement whatever their number, the ids as a JSON array: every create naming one runs it)
+    if (unique.length > 0) await this.sql.linkOrganizers.run(this.db, [eventId, JSON.stringify(unique)]);
   }
 
   /** Mirrors a status change made on `posts` directly (scheduled posts coming due). */
@@ -698,9 +694,10 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
    * cost a list of 10k single events a quarter of its requests a second, on both databases: bench/README.md
    * "Session 16"); one with them counts those in a statement of its own.
    */
-  private async tally(filter: EventListFilter): Promise<{ total: number; plain: boolean }> {
+  private async tally(filter: EventListFilter, known?: string): Promise<{ total: number; plain: boolean }> {
     if (filter.near) filter = (await this.withNearVenues(filter)).filter;
-    const key = JSON.stringify(filter);
+    // (the filter's JSON: the key of its statements, builtOnce; a list passes the one it made)
+    const key = known ?? JSON.stringify(filter);
     const byDays = countableByDays(filter);
     if (byDays) {
       const query = builtOnce(this.dialect, `days ${key}`, () => {
@@ -989,7 +986,8 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     idsOnly: boolean,
   ): Promise<{ ids?: number[]; events?: EventRecord[]; total: number }> {
     const { filter, near } = await this.withNearVenues(original);
-    const { total, plain } = await this.tally(filter);
+    const key = JSON.stringify(filter);
+    const { total, plain } = await this.tally(filter, key);
     if (total === 0 || offset >= total) return { events: [], total };
     const arms = filter.seriesOnce || !plain ? (['own'] as const) : (['own', 'plain'] as const);
     if (near) return { ids: await this.nearPage(filter, near, arms, limit, offset), total };
@@ -1017,7 +1015,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
           .filter(([column]) => column !== 'id')
           .map(([column]) => sql.raw(column === 'date_utc' ? 'posts.date_utc' : `events.${column}`).as(column)),
       ];
-      const query = builtOnce(this.dialect, `ids ${arms} ${limit} ${offset} ${inOrder} ${JSON.stringify(filter)}`, () =>
+      const query = builtOnce(this.dialect, `ids ${arms} ${limit} ${offset} ${inOrder} ${key}`, () =>
         this.pageQuery(
           arms.map((arm) => this.arm(arm, filter, (q) => q.select(columns), { page, inOrder })),
           order,

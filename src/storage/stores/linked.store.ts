@@ -17,7 +17,7 @@ import type { Dialect } from '../dialects/dialect.js';
 import { NAMED_TYPES_CONDITION } from '../migrations/0020-named-types-title-index.migration.js';
 import { type Codec, type ColumnMap, columnMap, flag, nullableNumber } from './columns.js';
 import { containsFolded } from './like.js';
-import { caseInsensitiveEquals, needsUnindexedLookup } from './name-match.js';
+import { caseInsensitiveEquals, caseInsensitiveText, needsUnindexedLookup } from './name-match.js';
 import { plainEvents } from './plain-occurrences.js';
 import { type PlannedRead, planned, runPlanned } from './planned.js';
 import { postColumns, postFromRow } from './post.store.js';
@@ -146,14 +146,15 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
 
   /** Not-trashed records whose name (and description, when given) match case-insensitively, oldest first. */
   async findDuplicates(name: string, description?: string): Promise<RecordOf<T>[]> {
-    // a fixed statement (every create naming a venue or organizer runs it: issue 17), its condition on the name
-    // that of caseInsensitiveEquals, and the partial index's condition spelt as it is (see migration 0020)
+    // a fixed statement (every create naming a venue or organizer runs it: issue 17), the partial index's
+    // condition spelt as it is (see migration 0020)
     const find = async (indexed: boolean) => {
+      const named = caseInsensitiveText('posts.title', name, indexed);
       const text = `select posts.*, d.* from ${this.table} d inner join posts on posts.id = d.post_id
         where posts.type = ? and posts.${NAMED_TYPES_CONDITION} and posts.status not in ('trash', 'auto-draft')
-        ${indexed ? 'and LOWER(posts.title) = LOWER(?) ' : ''}and lower(posts.title) = ?${description === undefined ? '' : ' and lower(posts.content) = ?'}
+        and ${named.text}${description === undefined ? '' : ' and lower(posts.content) = ?'}
         order by posts.id`;
-      const params: unknown[] = [this.type, ...(indexed ? [name] : []), name.toLowerCase()];
+      const params: unknown[] = [this.type, ...named.params];
       if (description !== undefined) params.push(description.toLowerCase());
       return (await statementFor(this.dialect, text).all(this.db, params)).map(this.map);
     };

@@ -12,6 +12,17 @@ export function caseInsensitiveEquals(dialect: Dialect, column: Expression<strin
   return indexed ? sql<SqlBool>`lower(${column}) = lower(${value}) and ${exact}` : exact;
 }
 
+/**
+ * The same condition for a fixed statement (stores/statement.ts, where `lower(` is the dialect's Unicode-aware
+ * lower-casing and `LOWER(` the database's own): its text for `column` and its parameters, in order.
+ */
+export function caseInsensitiveText(column: string, value: string, indexed: boolean): { text: string; params: string[] } {
+  const exact = `lower(${column}) = ?`;
+  return indexed
+    ? { text: `LOWER(${column}) = LOWER(?) and ${exact}`, params: [value, value.toLowerCase()] }
+    : { text: exact, params: [value.toLowerCase()] };
+}
+
 /** Whether a lookup narrowed by the index may have missed a match (see above). */
 export function needsUnindexedLookup(dialect: Dialect, value: string): boolean {
   return !dialect.foldsEveryScript && /[^\u0020-\u007e]/.test(value);
