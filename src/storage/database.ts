@@ -231,6 +231,7 @@ export interface Database {
   term_relationships: TermRelationshipsTable;
   data_version: DataVersionTable;
   event_day_counts: EventDayCountsTable;
+  event_month_counts: EventMonthCountsTable;
   event_series: EventSeriesTable;
   occurrences: OccurrencesTable;
   import_jobs: ImportJobsTable;
@@ -401,6 +402,15 @@ export interface EventDayCountsTable {
   hidden: number;
   start_day: string;
   end_day: string;
+  n: number;
+}
+
+/** The day counts summed by start month and end month, `YYYY-MM` (kept by triggers on them; see migration 0026). */
+export interface EventMonthCountsTable {
+  status: string;
+  hidden: number;
+  start_month: string;
+  end_month: string;
   n: number;
 }
 

@@ -4,7 +4,16 @@ import { createTestApp, type Response, type TestApp } from '../helpers/app.js';
 import { DIALECT } from '../helpers/db.js';
 import { makeCategory } from '../helpers/factories.js';
 import { injectFault, writeSteps } from '../helpers/faults.js';
-import { diffSnapshots, type Row, recountedDayCounts, snapshot, storedDayCounts, WRITE_TABLES } from '../helpers/snapshot.js';
+import {
+  diffSnapshots,
+  monthsOfDayCounts,
+  type Row,
+  recountedDayCounts,
+  snapshot,
+  storedDayCounts,
+  storedMonthCounts,
+  WRITE_TABLES,
+} from '../helpers/snapshot.js';
 
 describe('concurrent writes', () => {
   let t: TestApp;
@@ -117,6 +126,7 @@ describe('concurrent writes', () => {
     const dayTotal = (rows: Row[] | undefined) => (rows ?? []).reduce((sum, r) => sum + Number(r.n), 0);
     assert.equal(dayTotal(diff.event_day_counts.added) - dayTotal(diff.event_day_counts.removed), expected.length);
     assert.deepEqual(await storedDayCounts(t.storage.db), await recountedDayCounts(t.storage.db), 'day counts equal a recount');
+    assert.deepEqual(await storedMonthCounts(t.storage.db), await monthsOfDayCounts(t.storage.db), 'month counts sum the day counts');
 
     // The query log (statements that succeeded): every create inserted its event and the rest; the failed ones
     // never completed the count of their terms, and each was rolled back there.

@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { DIALECT } from '../helpers/db.js';
 import { makeCategory, makeEvent, makeLinked } from '../helpers/factories.js';
+import { monthsOfDayCounts, storedMonthCounts } from '../helpers/snapshot.js';
 
 const NY = 'America/New_York';
 
@@ -76,6 +77,7 @@ describe('plain occurrences', () => {
     const key = (r: { status: string; hidden: number; start_day: string; end_day: string; n: number | string }) =>
       `${r.status}|${Number(r.hidden)}|${r.start_day}|${r.end_day}=${Number(r.n)}`;
     assert.deepEqual(kept.map(key).sort(), rows.map(key).sort(), label);
+    assert.deepEqual(await storedMonthCounts(t.storage.db), await monthsOfDayCounts(t.storage.db), `${label}: month counts sum the day counts`);
   }
 
   /** The total of an anonymous list of 2031 (from the day counts) against the events it lists, page by page. */

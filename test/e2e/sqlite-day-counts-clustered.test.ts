@@ -71,8 +71,10 @@ describe('migration 0025, event_day_counts clustered on its key', {
     await t.storage.dialect.createOccurrenceDayCountTriggers(db());
     assert.equal(await withoutRowid(), 0);
 
-    await db().deleteFrom('schema_migrations').where('name', '=', '0025-sqlite-day-counts-clustered').execute();
-    assert.deepEqual(await t.storage.migrate(), ['0025-sqlite-day-counts-clustered']);
+    // (and before 0026, whose month counts are kept by triggers on the table 0025 turns round)
+    await sql`drop table event_month_counts`.execute(db());
+    await db().deleteFrom('schema_migrations').where('name', 'in', ['0025-sqlite-day-counts-clustered', '0026-month-counts']).execute();
+    assert.deepEqual(await t.storage.migrate(), ['0025-sqlite-day-counts-clustered', '0026-month-counts']);
     assert.equal(await withoutRowid(), 1);
     assert.deepEqual(await counts(), before);
     assert.equal(await total(window), 8);

@@ -17,6 +17,7 @@ export const WRITE_TABLES = [
   'terms',
   'term_relationships',
   'event_day_counts',
+  'event_month_counts',
 ] as const;
 
 export type Row = Record<string, unknown>;
@@ -68,6 +69,32 @@ export async function recountedDayCounts(db: Kysely<any>): Promise<Row[]> {
 export async function storedDayCounts(db: Kysely<any>): Promise<Row[]> {
   const { rows } = await sql<Row>`select status, hidden, start_day, end_day, n from event_day_counts where n <> 0`.execute(db);
   return normalizeDayCounts(rows);
+}
+
+/** `event_month_counts`' non-zero rows. */
+export async function storedMonthCounts(db: Kysely<any>): Promise<Row[]> {
+  const { rows } = await sql<Row>`select status, hidden, start_month, end_month, n from event_month_counts where n <> 0`.execute(db);
+  return normalizeMonthCounts(rows);
+}
+
+/** What `event_month_counts` should hold: the day counts summed by start and end month. */
+export async function monthsOfDayCounts(db: Kysely<any>): Promise<Row[]> {
+  const { rows } = await sql<Row>`
+    select status, hidden, substr(start_day, 1, 7) as start_month, substr(end_day, 1, 7) as end_month, sum(n) as n from event_day_counts
+    group by status, hidden, substr(start_day, 1, 7), substr(end_day, 1, 7) having sum(n) <> 0`.execute(db);
+  return normalizeMonthCounts(rows);
+}
+
+function normalizeMonthCounts(rows: Row[]): Row[] {
+  return rows
+    .map((r) => ({
+      status: String(r.status),
+      hidden: Number(r.hidden),
+      start_month: String(r.start_month),
+      end_month: String(r.end_month),
+      n: Number(r.n),
+    }))
+    .sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
 }
 
 function normalizeDayCounts(rows: Row[]): Row[] {

@@ -24,7 +24,7 @@ import { createTestDatabase, DIALECT, type TestDatabase } from '../helpers/db.js
 import { type Body, checkWrite, compareReads, ORGANIZER_FIELDS, randomWrite, seeded, VENUE_FIELDS } from '../helpers/event-writes.js';
 import { startServer } from '../helpers/server.js';
 import { withoutJsonLd } from '../helpers/shapes.js';
-import { recountedDayCounts, storedDayCounts } from '../helpers/snapshot.js';
+import { monthsOfDayCounts, recountedDayCounts, storedDayCounts, storedMonthCounts } from '../helpers/snapshot.js';
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 2);
 const SUMMARY_DIR = process.env.CRASH_SUMMARY_DIR;
@@ -358,6 +358,9 @@ describe('crash safety: kill -9 mid-stream', () => {
     const dayCounts = await storedDayCounts(db.storage.db);
     database.day_counts_equal_recount = JSON.stringify(dayCounts) === JSON.stringify(await recountedDayCounts(db.storage.db));
     assert.deepEqual(dayCounts, await recountedDayCounts(db.storage.db), 'day counts equal a recount');
+    const monthCounts = await storedMonthCounts(db.storage.db);
+    database.month_counts_equal_days = JSON.stringify(monthCounts) === JSON.stringify(await monthsOfDayCounts(db.storage.db));
+    assert.deepEqual(monthCounts, await monthsOfDayCounts(db.storage.db), 'month counts sum the day counts');
     const terms = await db.storage.db.selectFrom('terms').select(['id', 'count']).orderBy('id').execute();
     await db.storage.terms.recount();
     const recounted = await db.storage.db.selectFrom('terms').select(['id', 'count']).orderBy('id').execute();

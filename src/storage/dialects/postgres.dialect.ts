@@ -448,6 +448,78 @@ export class PostgresDialect implements Dialect {
     await trigger('occurrences_day_counts_update', 'update', 'old table as old_rows new table as new_rows', 'keep_occurrence_day_counts');
   }
 
+  /**
+   * The month counts move at commit, not as the day counts do: a create's day row is its own (two creates share
+   * one only on the same day), but its month row is shared with every create in that month, and an update
+   * there would hold the row until the transaction ends — concurrent creates of one month would queue behind
+   * each other for the rest of their transactions. So each statement that changes day counts notes its month
+   * changes, grouped (statement triggers with transition tables: a series' ~1,800 day rows are one note), in
+   * a transaction-local setting; a deferred trigger, queued once per transaction as the version's is, adds
+   * them up at commit, in key order (no two commits wait on each other in a cycle), holding the rows only
+   * while it commits. A savepoint rolled back takes its notes with it (settings are restored). A transaction
+   * that notes more than a few kilobytes (recounts, imports) adds them at once instead, and starts again; so
+   * does one whose constraints were made immediate (migrations), its fold having run before the note.
+   */
+  async createMonthCountTriggers(db: Kysely<any>): Promise<void> {
+    const month = (column: string) => `substr(${column}, 1, 7)`;
+    const group = (rows: string, sign: string) =>
+      `select r.status, r.hidden, ${month('r.start_day')} as start_month, ${month('r.end_day')} as end_month, ${sign}r.n as n from ${rows} r`;
+    const note = (changes: string) =>
+      `perform calendar_note_month_counts((
+         select string_agg(json_build_array(c.status, c.hidden, c.start_month, c.end_month, c.n)::text, ',')
+         from (select status, hidden, start_month, end_month, sum(n) as n from (${changes}) d
+               group by status, hidden, start_month, end_month having sum(n) <> 0) c));`;
+    const statements = [
+      // the notes (a JSON array's elements, comma-separated) added to event_month_counts
+      `create or replace function calendar_add_month_counts(notes text) returns void language sql as $$
+         insert into event_month_counts (status, hidden, start_month, end_month, n)
+         select d ->> 0, (d ->> 1)::integer, d ->> 2, d ->> 3, sum((d ->> 4)::integer) from json_array_elements(('[' || notes || ']')::json) d
+         group by 1, 2, 3, 4 order by 1, 2, 3, 4
+         on conflict (status, hidden, start_month, end_month) do update set n = event_month_counts.n + excluded.n
+       $$`,
+      `create or replace function calendar_note_month_counts(changes text) returns void language plpgsql as $$
+       declare
+         noted text := coalesce(current_setting('calendar.month_counts', true), '');
+       begin
+         if changes is null then return; end if;
+         noted := case when noted = '' then changes else noted || ',' || changes end;
+         -- no fold queued: the constraints are immediate (SET CONSTRAINTS), and this statement's fold has run
+         -- already (row triggers fire before statement triggers): nothing later would add these
+         if length(noted) > 8192 or current_setting('calendar.month_counts_queued', true) is distinct from 'on' then
+           perform calendar_add_month_counts(noted);
+           noted := '';
+         end if;
+         perform set_config('calendar.month_counts', noted, true);
+       end $$`,
+      `create or replace function fold_month_counts() returns trigger language plpgsql as $$
+       declare
+         noted text := coalesce(current_setting('calendar.month_counts', true), '');
+       begin
+         -- a later change of this transaction (after SET CONSTRAINTS … IMMEDIATE) queues a fold of its own
+         perform set_config('calendar.month_counts', '', true);
+         perform set_config('calendar.month_counts_queued', '', true);
+         if noted <> '' then perform calendar_add_month_counts(noted); end if;
+         return null;
+       end $$`,
+      `create or replace function note_month_counts_added() returns trigger language plpgsql as $$
+       begin ${note(group('new_rows', ''))} return null; end $$`,
+      `create or replace function note_month_counts_removed() returns trigger language plpgsql as $$
+       begin ${note(group('old_rows', '-'))} return null; end $$`,
+      `create or replace function note_month_counts_changed() returns trigger language plpgsql as $$
+       begin ${note(`${group('new_rows', '')} union all ${group('old_rows', '-')}`)} return null; end $$`,
+      `create trigger event_day_counts_month_insert after insert on event_day_counts
+       referencing new table as new_rows for each statement execute function note_month_counts_added()`,
+      `create trigger event_day_counts_month_delete after delete on event_day_counts
+       referencing old table as old_rows for each statement execute function note_month_counts_removed()`,
+      `create trigger event_day_counts_month_update after update on event_day_counts
+       referencing old table as old_rows new table as new_rows for each statement execute function note_month_counts_changed()`,
+      `create constraint trigger event_day_counts_month_fold after insert or update or delete on event_day_counts
+       deferrable initially deferred for each row when (calendar_first_in_transaction('calendar.month_counts_queued'))
+       execute function fold_month_counts()`,
+    ];
+    for (const statement of statements) await sql.raw(statement).execute(db);
+  }
+
   async dropDayCountTriggers(db: Kysely<any>): Promise<void> {
     for (const name of ['events_day_counts', 'events_day_counts_insert', 'events_day_counts_delete']) {
       await sql.raw(`drop trigger if exists ${name} on events`).execute(db);

@@ -478,6 +478,18 @@ export class SqliteDialect implements Dialect {
       .execute(db);
   }
 
+  /** Row triggers (one writer at a time: no transaction waits on another's month row). */
+  async createMonthCountTriggers(db: Kysely<any>): Promise<void> {
+    const add = `insert into event_month_counts (status, hidden, start_month, end_month, n)
+       values (new.status, new.hidden, substr(new.start_day, 1, 7), substr(new.end_day, 1, 7), new.n)
+       on conflict (status, hidden, start_month, end_month) do update set n = n + excluded.n;`;
+    const remove = `update event_month_counts set n = n - old.n
+       where status = old.status and hidden = old.hidden and start_month = substr(old.start_day, 1, 7) and end_month = substr(old.end_day, 1, 7);`;
+    await sql.raw(`create trigger event_day_counts_insert_month after insert on event_day_counts begin ${add} end`).execute(db);
+    await sql.raw(`create trigger event_day_counts_delete_month after delete on event_day_counts begin ${remove} end`).execute(db);
+    await sql.raw(`create trigger event_day_counts_update_month after update on event_day_counts begin ${remove} ${add} end`).execute(db);
+  }
+
   async dropDayCountTriggers(db: Kysely<any>): Promise<void> {
     for (const op of ['insert', 'delete', 'update']) await sql.raw(`drop trigger if exists events_${op}_day_count`).execute(db);
   }

@@ -29,6 +29,7 @@ import { sqliteEventDateIndexes } from './0022-sqlite-event-date-indexes.migrati
 import { plainOccurrences } from './0023-plain-occurrences.migration.js';
 import { dayCountsFillfactor } from './0024-day-counts-fillfactor.migration.js';
 import { sqliteDayCountsClustered } from './0025-sqlite-day-counts-clustered.migration.js';
+import { monthCounts } from './0026-month-counts.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -61,6 +62,7 @@ export const MIGRATIONS: readonly Migration[] = [
   plainOccurrences,
   dayCountsFillfactor,
   sqliteDayCountsClustered,
+  monthCounts,
 ];
 
 /** Applies the pending migrations; returns the names applied. */

@@ -236,6 +236,38 @@ export function countableByDays(f: EventListFilter): { from?: string; to?: strin
   return { from: f.startGte?.slice(0, 10), to: f.endLte?.slice(0, 10), statuses };
 }
 
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** `YYYY-MM` one month after (or before) this one. */
+function shiftMonth(month: string, by: 1 | -1): string {
+  const index = Number(month.slice(0, 4)) * 12 + Number(month.slice(5, 7)) - 1 + by;
+  return `${String(Math.floor(index / 12)).padStart(4, '0')}-${String((index % 12) + 1).padStart(2, '0')}`;
+}
+
+function daysIn(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+/**
+ * How a count over whole days `from`..`to` (either open) splits over the month counts and the day counts: the
+ * months from `first` to `last` (`YYYY-MM`, each bound open when undefined) held whole — an event counted there
+ * when it starts in `first` or later and ends in `last` or earlier — and the days outside them: those that start
+ * before `first` (from `from` on), and those that start in `first` or later and end after `last` (up to `to`).
+ * Undefined for a bound that is not a day `YYYY-MM-DD` (counted by days alone).
+ */
+export function monthSplit(from: string | undefined, to: string | undefined): { first?: string; last?: string } | undefined {
+  const start = from === undefined ? undefined : DAY.exec(from);
+  const end = to === undefined ? undefined : DAY.exec(to);
+  if (start === null || end === null) return undefined;
+  return {
+    // a window from the 1st holds its month whole; from a later day, the months after it
+    first: start && (start[3] === '01' ? from?.slice(0, 7) : shiftMonth(from?.slice(0, 7) as string, 1)),
+    // a window to the month's last day holds it whole; to an earlier day, the months before it
+    last: end && (Number(end[3]) === daysIn(Number(end[1]), Number(end[2])) ? to?.slice(0, 7) : shiftMonth(to?.slice(0, 7) as string, -1)),
+  };
+}
+
 // biome-ignore lint/suspicious/noExplicitAny: the select of either arm of a list, whatever its tables (see EventStore.page)
 type AnySelect<R> = SelectQueryBuilder<any, any, R>;
 
@@ -701,16 +733,55 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     const byDays = countableByDays(filter);
     if (byDays) {
       const query = builtOnce(this.dialect, `days ${key}`, () => {
-        let q = this.db
-          .selectFrom('event_day_counts')
-          .select([sql<number>`coalesce(sum(n), 0)`.as('n'), HAS_PLAIN.as('plain')])
-          .where('hidden', '=', 0);
-        if (byDays.statuses !== 'all') q = q.where('status', 'in', [...byDays.statuses]);
-        if (filter.statuses) q = q.where('status', 'in', [...filter.statuses]);
-        else q = q.where('status', 'not in', ['trash', 'auto-draft']);
-        if (byDays.from !== undefined) q = q.where('start_day', '>=', byDays.from);
-        if (byDays.to !== undefined) q = q.where('end_day', '<=', byDays.to);
-        return q.compile();
+        const counted = <T extends 'event_day_counts' | 'event_month_counts'>(table: T) => {
+          let q = (this.db as Kysely<Database>)
+            .selectFrom(table as 'event_day_counts')
+            .select(sql<number>`coalesce(sum(n), 0)`.as('n'))
+            .where('hidden', '=', 0);
+          if (byDays.statuses !== 'all') q = q.where('status', 'in', [...byDays.statuses]);
+          if (filter.statuses) q = q.where('status', 'in', [...filter.statuses]);
+          else q = q.where('status', 'not in', ['trash', 'auto-draft']);
+          return q;
+        };
+        const { from, to } = byDays;
+        const split = monthSplit(from, to);
+        // (a bound that is no day: the days alone)
+        const days =
+          split === undefined
+            ? [
+                counted('event_day_counts')
+                  .$if(from !== undefined, (q) => q.where('start_day', '>=', from as string))
+                  .$if(to !== undefined, (q) => q.where('end_day', '<=', to as string)),
+              ]
+            : [
+                // the months held whole
+                counted('event_month_counts')
+                  .$if(split.first !== undefined, (q) => q.where(sql.ref('start_month'), '>=', split.first))
+                  .$if(split.last !== undefined, (q) => q.where(sql.ref('end_month'), '<=', split.last)),
+                // the days before them (those starting in the window's first, partial month)
+                ...(from !== undefined && split.first !== undefined && from !== `${split.first}-01`
+                  ? [
+                      counted('event_day_counts')
+                        .where('start_day', '>=', from)
+                        .where('start_day', '<', `${split.first}-01`)
+                        .$if(to !== undefined, (q) => q.where('end_day', '<=', to as string)),
+                    ]
+                  : []),
+                // and those after them (ending in the window's last, partial month), by the end-day index
+                ...(to !== undefined && split.last !== undefined && to.slice(0, 7) !== split.last
+                  ? [
+                      counted('event_day_counts')
+                        .where('end_day', '>=', `${shiftMonth(split.last, 1)}-01`)
+                        .where('end_day', '<=', to)
+                        .$if(split.first !== undefined, (q) => q.where('start_day', '>=', `${split.first}-01`)),
+                    ]
+                  : []),
+              ];
+        const sum = sql.join(
+          days.map((q) => sql`(${q})`),
+          sql` + `,
+        );
+        return sql<{ n: number | string; plain: number | boolean }>`select ${sum} as n, ${HAS_PLAIN} as plain`.compile(this.db);
       });
       const row = (await this.db.executeQuery(query)).rows[0];
       return { total: Number(row.n), plain: Boolean(Number(row.plain)) };
