@@ -58,20 +58,24 @@ describe('events list: pages put together are the list', () => {
   it('PostgreSQL: the first page names its size and the statuses in its text; later pages take parameters', async (ctx) => {
     if (DIALECT !== 'postgres') return ctx.skip('PostgreSQL only');
     const pageStatement = () => {
-      // (a list reads its page's ids: EventStore.listIds)
-      const found = statements.filter((s) => /^select events\.post_id as "id"/.test(s.sql) && /order by/.test(s.sql));
+      // (a list reads its page's ids: EventStore.listIds; on a calendar without series, in the statement that
+      // counts it: Dialect.readTogether)
+      const found = statements.filter((s) => /\bselect events\.post_id as "id"/.test(s.sql) && /order by/.test(s.sql));
       assert.ok(found.length > 0, 'a page statement was sent');
       return found[found.length - 1];
     };
     statements.length = 0;
     assert.equal((await t.get('/events', { query: { per_page: '4' } })).status, 200);
     const first = pageStatement();
-    assert.match(first.sql, / limit 4$/);
+    assert.match(first.sql, / limit 4(\)|$)/);
     assert.doesNotMatch(first.sql, /offset/);
     assert.match(first.sql, /"events"\."status" = 'publish'/);
-    assert.ok(!first.parameters.includes('publish'), 'the status is not a parameter');
+    // (the page's own parameters: those its part of the text names, the count beside it having its own)
+    const pagePart = first.sql.slice(first.sql.search(/\bselect events\.post_id as "id"/));
+    const pageParameters = [...pagePart.matchAll(/\$(\d+)/g)].map((m) => first.parameters[Number(m[1]) - 1]);
+    assert.ok(!pageParameters.includes('publish'), 'the status is not a parameter');
     statements.length = 0;
     assert.equal((await t.get('/events', { query: { per_page: '4', page: '2' } })).status, 200);
-    assert.match(pageStatement().sql, / limit \$\d+ offset \$\d+$/);
+    assert.match(pageStatement().sql, / limit \$\d+ offset \$\d+(\)|$)/);
   });
 });

@@ -351,8 +351,9 @@ describe('events list: query budget', () => {
       // count, the page's ids, their rows, then terms, organizers with their links, venues and the images of all
       // three: read together, in one statement on PostgreSQL (Storage.readTogether), one after the other on SQLite
       assert.ok(small <= (DIALECT === 'postgres' ? 4 : 7), `a page costs ${small} queries`);
-      // the same page again, its events' JSON kept (http/fragments.ts): the count and the ids, no rows
-      assert.equal(await count({ per_page: 4 }), 2, 'a page of kept events reads its count and its ids');
+      // the same page again, its events' JSON kept (http/fragments.ts): the count and the ids, no rows (one
+      // statement on PostgreSQL, a calendar without series: EventStore.listing)
+      assert.equal(await count({ per_page: 4 }), DIALECT === 'postgres' ? 1 : 2, 'a page of kept events reads its count and its ids');
       const filtered = await count({ per_page: 50, categories: 'c1', search: 'E', tags: 't2' });
       assert.ok(filtered <= small + 4, `a filtered page costs ${filtered} queries`);
       // one event: itself, then what it shows (one statement on PostgreSQL)

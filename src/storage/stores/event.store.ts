@@ -1,4 +1,13 @@
-import { type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import {
+  type CompiledQuery,
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type RawBuilder,
+  type SelectQueryBuilder,
+  type SqlBool,
+  sql,
+} from 'kysely';
 import type { EventDetails, EventListFilter, EventRecord } from '../../domain/events/event.js';
 import type { LinkedType } from '../../domain/linked/linked.js';
 import type { PostFields, PostPatch } from '../../domain/posts/post.js';
@@ -273,6 +282,9 @@ type AnySelect<R> = SelectQueryBuilder<any, any, R>;
 
 /** Whether the calendar has plain occurrences at all (one probe of their partial index; see EventStore.tally). */
 const HAS_PLAIN = sql<number | boolean>`exists (select 1 from occurrences o where ${sql.raw(PLAIN)})`;
+
+/** Per database: whether the last list counted by days found plain occurrences (see EventStore.listing). */
+const hasPlainLastSeen = new WeakMap<Dialect, boolean>();
 
 /** A list's order: output columns and directions. */
 type Order = readonly (readonly [string, 'asc' | 'desc'])[];
@@ -732,58 +744,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     const key = known ?? JSON.stringify(filter);
     const byDays = countableByDays(filter);
     if (byDays) {
-      const query = builtOnce(this.dialect, `days ${key}`, () => {
-        const counted = <T extends 'event_day_counts' | 'event_month_counts'>(table: T) => {
-          let q = (this.db as Kysely<Database>)
-            .selectFrom(table as 'event_day_counts')
-            .select(sql<number>`coalesce(sum(n), 0)`.as('n'))
-            .where('hidden', '=', 0);
-          if (byDays.statuses !== 'all') q = q.where('status', 'in', [...byDays.statuses]);
-          if (filter.statuses) q = q.where('status', 'in', [...filter.statuses]);
-          else q = q.where('status', 'not in', ['trash', 'auto-draft']);
-          return q;
-        };
-        const { from, to } = byDays;
-        const split = monthSplit(from, to);
-        // (a bound that is no day: the days alone)
-        const days =
-          split === undefined
-            ? [
-                counted('event_day_counts')
-                  .$if(from !== undefined, (q) => q.where('start_day', '>=', from as string))
-                  .$if(to !== undefined, (q) => q.where('end_day', '<=', to as string)),
-              ]
-            : [
-                // the months held whole
-                counted('event_month_counts')
-                  .$if(split.first !== undefined, (q) => q.where(sql.ref('start_month'), '>=', split.first))
-                  .$if(split.last !== undefined, (q) => q.where(sql.ref('end_month'), '<=', split.last)),
-                // the days before them (those starting in the window's first, partial month)
-                ...(from !== undefined && split.first !== undefined && from !== `${split.first}-01`
-                  ? [
-                      counted('event_day_counts')
-                        .where('start_day', '>=', from)
-                        .where('start_day', '<', `${split.first}-01`)
-                        .$if(to !== undefined, (q) => q.where('end_day', '<=', to as string)),
-                    ]
-                  : []),
-                // and those after them (ending in the window's last, partial month), by the end-day index
-                ...(to !== undefined && split.last !== undefined && to.slice(0, 7) !== split.last
-                  ? [
-                      counted('event_day_counts')
-                        .where('end_day', '>=', `${shiftMonth(split.last, 1)}-01`)
-                        .where('end_day', '<=', to)
-                        .$if(split.first !== undefined, (q) => q.where('start_day', '>=', `${split.first}-01`)),
-                    ]
-                  : []),
-              ];
-        const sum = sql.join(
-          days.map((q) => sql`(${q})`),
-          sql` + `,
-        );
-        return sql<{ n: number | string; plain: number | boolean }>`select ${sum} as n, ${HAS_PLAIN} as plain`.compile(this.db);
-      });
-      const row = (await this.db.executeQuery(query)).rows[0];
+      const row = (await this.db.executeQuery(this.dayCount(filter, byDays, key))).rows[0];
       return { total: Number(row.n), plain: Boolean(Number(row.plain)) };
     }
     // the count reads only the listing index unless a filter needs the post row
@@ -823,6 +784,65 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     );
     const ofPlain = (await this.db.executeQuery(plainCounted)).rows[0];
     return { total: total + Number(ofPlain.n), plain: true };
+  }
+
+  /** The count of a filter `countableByDays` (its `byDays`), from the month and day counts, and whether the calendar has plain occurrences. */
+  private dayCount(
+    filter: EventListFilter,
+    byDays: NonNullable<ReturnType<typeof countableByDays>>,
+    key: string,
+  ): CompiledQuery<{ n: number | string; plain: number | boolean }> {
+    return builtOnce(this.dialect, `days ${key}`, () => {
+      const counted = <T extends 'event_day_counts' | 'event_month_counts'>(table: T) => {
+        let q = (this.db as Kysely<Database>)
+          .selectFrom(table as 'event_day_counts')
+          .select(sql<number>`coalesce(sum(n), 0)`.as('n'))
+          .where('hidden', '=', 0);
+        if (byDays.statuses !== 'all') q = q.where('status', 'in', [...byDays.statuses]);
+        if (filter.statuses) q = q.where('status', 'in', [...filter.statuses]);
+        else q = q.where('status', 'not in', ['trash', 'auto-draft']);
+        return q;
+      };
+      const { from, to } = byDays;
+      const split = monthSplit(from, to);
+      // (a bound that is no day: the days alone)
+      const days =
+        split === undefined
+          ? [
+              counted('event_day_counts')
+                .$if(from !== undefined, (q) => q.where('start_day', '>=', from as string))
+                .$if(to !== undefined, (q) => q.where('end_day', '<=', to as string)),
+            ]
+          : [
+              // the months held whole
+              counted('event_month_counts')
+                .$if(split.first !== undefined, (q) => q.where(sql.ref('start_month'), '>=', split.first))
+                .$if(split.last !== undefined, (q) => q.where(sql.ref('end_month'), '<=', split.last)),
+              // the days before them (those starting in the window's first, partial month)
+              ...(from !== undefined && split.first !== undefined && from !== `${split.first}-01`
+                ? [
+                    counted('event_day_counts')
+                      .where('start_day', '>=', from)
+                      .where('start_day', '<', `${split.first}-01`)
+                      .$if(to !== undefined, (q) => q.where('end_day', '<=', to as string)),
+                  ]
+                : []),
+              // and those after them (ending in the window's last, partial month), by the end-day index
+              ...(to !== undefined && split.last !== undefined && to.slice(0, 7) !== split.last
+                ? [
+                    counted('event_day_counts')
+                      .where('end_day', '>=', `${shiftMonth(split.last, 1)}-01`)
+                      .where('end_day', '<=', to)
+                      .$if(split.first !== undefined, (q) => q.where('start_day', '>=', `${split.first}-01`)),
+                  ]
+                : []),
+            ];
+      const sum = sql.join(
+        days.map((q) => sql`(${q})`),
+        sql` + `,
+      );
+      return sql<{ n: number | string; plain: number | boolean }>`select ${sum} as n, ${HAS_PLAIN} as plain`.compile(this.db);
+    });
   }
 
   /**
@@ -1039,6 +1059,33 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     return { events: events ?? (await this.findInOrder(ids ?? [])), total };
   }
 
+  /** The statement of a page's ids (and the columns its order reads, which a union orders by outside its arms). */
+  private idsQuery(
+    filter: EventListFilter,
+    key: string,
+    arms: readonly ('own' | 'plain')[],
+    order: Order,
+    limit: number,
+    offset: number,
+    inOrder: boolean,
+  ): CompiledQuery<Record<string, unknown>> {
+    const columns = [
+      sql.raw('events.post_id').as('id'),
+      ...order
+        .filter(([column]) => column !== 'id')
+        .map(([column]) => sql.raw(column === 'date_utc' ? 'posts.date_utc' : `events.${column}`).as(column)),
+    ];
+    const page = { order, end: limit + offset };
+    return builtOnce(this.dialect, `ids ${arms} ${limit} ${offset} ${inOrder} ${key}`, () =>
+      this.pageQuery(
+        arms.map((arm) => this.arm(arm, filter, (q) => q.select(columns), { page, inOrder })),
+        order,
+        limit,
+        offset,
+      ).compile(),
+    );
+  }
+
   /**
    * The same page as list, as the events' ids only: for a list whose items are mostly kept serialised
    * (http/fragments.ts), which reads the rows of the others by id. A page's whole rows cost PostgreSQL's driver
@@ -1058,10 +1105,6 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
   ): Promise<{ ids?: number[]; events?: EventRecord[]; total: number }> {
     const { filter, near } = await this.withNearVenues(original);
     const key = JSON.stringify(filter);
-    const { total, plain } = await this.tally(filter, key);
-    if (total === 0 || offset >= total) return { events: [], total };
-    const arms = filter.seriesOnce || !plain ? (['own'] as const) : (['own', 'plain'] as const);
-    if (near) return { ids: await this.nearPage(filter, near, arms, limit, offset), total };
     const direction = filter.newestFirst ? 'desc' : 'asc';
     const order: Order = filter.orderByDate
       ? [
@@ -1072,6 +1115,29 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
           [filter.orderByStartUtc ? 'start_utc' : 'start_date', direction],
           ['id', direction],
         ];
+    const byDays = countableByDays(filter);
+    let known: { total: number; plain: boolean } | undefined;
+    if (idsOnly && byDays && !near && this.dialect.statementsAreRoundTrips && !hasPlainLastSeen.get(this.dialect)) {
+      // PostgreSQL, a window the day counts count on a calendar last seen without plain occurrences: the count
+      // and the page's ids (rows of their own: the arm such a calendar lists) in one statement, a round trip
+      // fewer; a calendar that has them since reads its page again, with both arms, and is not asked so again
+      // until it has none (bench/README.md "Session 24")
+      const [counted, found] = await this.dialect.readTogether(this.db, [
+        this.dayCount(filter, byDays, key),
+        this.idsQuery(filter, key, ['own'], order, limit, offset, false),
+      ]);
+      known = { total: Number(counted[0].n), plain: Boolean(Number(counted[0].plain)) };
+      hasPlainLastSeen.set(this.dialect, known.plain);
+      if (!known.plain || filter.seriesOnce) {
+        if (known.total === 0 || offset >= known.total) return { events: [], total: known.total };
+        return { ids: found.map((r) => Number(r.id)), total: known.total };
+      }
+    }
+    const { total, plain } = known ?? (await this.tally(filter, key));
+    if (byDays) hasPlainLastSeen.set(this.dialect, plain);
+    if (total === 0 || offset >= total) return { events: [], total };
+    const arms = filter.seriesOnce || !plain ? (['own'] as const) : (['own', 'plain'] as const);
+    if (near) return { ids: await this.nearPage(filter, near, arms, limit, offset), total };
     const inOrder = await this.walkInOrder(filter, total, limit + offset);
     const page = { order, end: limit + offset };
     if (idsOnly || (this.dialect.name === 'sqlite' && arms.length === 1 && !filter.withoutText)) {
@@ -1080,21 +1146,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       // reading whole rows read every event and post the walk passed (the sort by id within a start time reads a
       // few past the page's end, each offset row too): the default list's page at 10k events, ~170 µs among a
       // request's other work, now ~80 (ids) + ~35 (rows) (bench/README.md "Session 22").
-      const columns = [
-        sql.raw('events.post_id').as('id'),
-        ...order
-          .filter(([column]) => column !== 'id')
-          .map(([column]) => sql.raw(column === 'date_utc' ? 'posts.date_utc' : `events.${column}`).as(column)),
-      ];
-      const query = builtOnce(this.dialect, `ids ${arms} ${limit} ${offset} ${inOrder} ${key}`, () =>
-        this.pageQuery(
-          arms.map((arm) => this.arm(arm, filter, (q) => q.select(columns), { page, inOrder })),
-          order,
-          limit,
-          offset,
-        ).compile(),
-      );
-      const found = (await this.db.executeQuery(query)).rows;
+      const found = (await this.db.executeQuery(this.idsQuery(filter, key, arms, order, limit, offset, inOrder))).rows;
       return { ids: found.map((r) => Number((r as { id: unknown }).id)), total };
     }
     // (both arms of a union name the same columns; one arm alone, rows of their own, reads `posts.*, events.*`)
