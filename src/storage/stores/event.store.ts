@@ -203,8 +203,8 @@ function windowConditions(f: EventListFilter, table: 'events' | 'o'): Comparison
 }
 
 /** Whether a filter reads the post row (else the events table and its indexes answer alone). */
-const needsPostRow = (f: EventListFilter) =>
-  f.search !== undefined ||
+const needsPostRow = (f: EventListFilter, textApart = false) =>
+  (f.search !== undefined && !textApart) ||
   statusesOnly(f.visibility) === undefined ||
   f.postParent !== undefined ||
   f.modifiedAfter !== undefined ||
@@ -578,7 +578,9 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       );
     } else {
       if (arm === 'own') c.push(eb('events.kind', '<>', lit('series')));
-      for (const [col, op, v] of windowConditions(f, 'events')) c.push(eb(col as 'events.start_date', op, v));
+      for (const [col, op, v] of windowConditions(f, 'events')) {
+        c.push(eb(col as 'events.start_date', op, (f as { literalWindow?: boolean }).literalWindow ? sql.lit(v) : v));
+      }
     }
     if (f.overlap) {
       const o = f.overlap;
@@ -706,13 +708,17 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       c.push(eb(inOrder ? sql<number>`+events.post_id` : 'events.post_id', 'in', own.unionAll(shared)));
     }
     if (f.search) {
-      const fields = ['posts.title', 'posts.excerpt', 'posts.content'] as const;
-      for (const word of f.search.words) {
-        c.push(eb.or(fields.map((col) => containsFolded(this.dialect, sql.ref(col), word.toLowerCase()))));
-      }
-      for (const word of f.search.excluded) {
-        c.push(eb.not(eb.or(fields.map((col) => containsFolded(this.dialect, sql.ref(col), word.toLowerCase())))));
-      }
+      // PostgreSQL: the text read by a subquery per event the other conditions leave (its post by key), not by a
+      // condition on the joined post, which the planner met by lower-casing every post's text to hash-join it
+      // (bench/README.md "Session 24")
+      const subquery = this.dialect.name === 'postgres';
+      const fields = (
+        subquery ? ['search_post.title', 'search_post.excerpt', 'search_post.content'] : ['posts.title', 'posts.excerpt', 'posts.content']
+      ) as readonly string[];
+      const inText = (word: string) => eb.or(fields.map((col) => containsFolded(this.dialect, sql.ref(col), word.toLowerCase())));
+      const text = [...f.search.words.map(inText), ...f.search.excluded.map((word) => eb.not(inText(word)))];
+      if (subquery) c.push(sql<SqlBool>`(select ${eb.and(text)} from posts as search_post where search_post.id = events.post_id)`);
+      else c.push(...text);
     }
     return c;
   }
@@ -748,13 +754,19 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       return { total: Number(row.n), plain: Boolean(Number(row.plain)) };
     }
     // the count reads only the listing index unless a filter needs the post row
-    const needsPost = needsPostRow(filter);
+    const postgres = this.dialect.name === 'postgres';
+    const needsPost = needsPostRow(filter, postgres);
+    // PostgreSQL, terms or text: the window's bounds as literals, so that the plan knows how many events they
+    // leave (with parameters its generic plan guessed a few hundred of 4,645 and read every one's text)
+    const literalWindow = postgres && ((filter.termGroups?.length ?? 0) > 0 || filter.search !== undefined);
     const countOf = (carriers: 'either' | 'own' | 'shared') =>
       this.db
         .selectFrom('events')
         .$if(needsPost, (q) => q.innerJoin('posts', 'posts.id', 'events.post_id'))
         .select((e) => e.fn.countAll<number>().as('n'))
-        .where((eb) => this.conditions(eb as unknown as Eb, filter, carriers));
+        .where((eb) =>
+          this.conditions(eb as unknown as Eb, literalWindow ? ({ ...filter, literalWindow: true } as EventListFilter) : filter, carriers),
+        );
     // PostgreSQL, with term filters: the events with terms of their own plus the occurrences that carry their
     // series' (disjoint: an occurrence gets links of its own only as it stops sharing, see SeriesStore.ownTerms),
     // each counted with the plan that suits it — the term's posts looked up, the series' occurrences read from
@@ -764,9 +776,11 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     // uncached.filtered under 64 connections, 161 → ~70/s; each alone took as long as the one), not explained
     // yet. Nor on a calendar without series (no occurrence shares terms; at 10k singles the two took ~0.5–3 ms
     // more than the one). SQLite's one IN list of both already starts from the term's posts.
-    const split = this.dialect.name === 'postgres' && (filter.termGroups?.length ?? 0) > 0 && !filter.search && (await this.hasSeries());
-    const counted = builtOnce(this.dialect, `count ${split} ${key}`, () => {
-      const counts = (split ? [countOf('own'), countOf('shared')] : [countOf('either')]).map((q) => sql`(${q})`);
+    const byTerms = postgres && (filter.termGroups?.length ?? 0) > 0;
+    const series = byTerms && (await this.hasSeries());
+    const carriers = !byTerms ? 'either' : !series ? 'own' : filter.search ? 'either' : 'split';
+    const counted = builtOnce(this.dialect, `count ${carriers} ${key}`, () => {
+      const counts = (carriers === 'split' ? [countOf('own'), countOf('shared')] : [countOf(carriers)]).map((q) => sql`(${q})`);
       return sql<{ n: number | string; plain: number | boolean }>`select ${sql.join(counts, sql` + `)} as n, ${HAS_PLAIN} as plain`.compile(this.db);
     });
     const row = await this.db.executeQuery(counted);
