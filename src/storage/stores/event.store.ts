@@ -544,6 +544,8 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
      * literals (a hash join over every post's text).
      */
     literal = false,
+    /** The window's bounds as literals too: for counts of terms or text on PostgreSQL (see tally). */
+    literalWindow = false,
   ): Expression<SqlBool> {
     const c: Expression<SqlBool>[] = [];
     const visible = visiblePosts(eb, f.visibility, VISIBILITY_COLUMNS, literal);
@@ -579,7 +581,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     } else {
       if (arm === 'own') c.push(eb('events.kind', '<>', lit('series')));
       for (const [col, op, v] of windowConditions(f, 'events')) {
-        c.push(eb(col as 'events.start_date', op, (f as { literalWindow?: boolean }).literalWindow ? sql.lit(v) : v));
+        c.push(eb(col as 'events.start_date', op, literalWindow ? sql.lit(v) : v));
       }
     }
     if (f.overlap) {
@@ -764,9 +766,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
         .selectFrom('events')
         .$if(needsPost, (q) => q.innerJoin('posts', 'posts.id', 'events.post_id'))
         .select((e) => e.fn.countAll<number>().as('n'))
-        .where((eb) =>
-          this.conditions(eb as unknown as Eb, literalWindow ? ({ ...filter, literalWindow: true } as EventListFilter) : filter, carriers),
-        );
+        .where((eb) => this.conditions(eb as unknown as Eb, filter, carriers, 'own', false, false, literalWindow));
     // PostgreSQL, with term filters: the events with terms of their own plus the occurrences that carry their
     // series' (disjoint: an occurrence gets links of its own only as it stops sharing, see SeriesStore.ownTerms),
     // each counted with the plan that suits it — the term's posts looked up, the series' occurrences read from
