@@ -541,10 +541,10 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
      * parameters: for a page, whose PostgreSQL generic plan then knows how many rows they leave — with parameters
      * it guessed one, sorted every event of the window, and stayed with planning each call anew (~0.25 ms; see
      * page). Not for counts: a filtered list's count, generic either way, took 3 ms with parameters and 12 with
-     * literals (a hash join over every post's text).
+     * literals (a hash join over every post's text, before the text was read by a subquery).
      */
     literal = false,
-    /** The window's bounds as literals too: for counts of terms or text on PostgreSQL (see tally). */
+    /** The window's bounds as literals: for counts of terms or text on PostgreSQL (see tally). */
     literalWindow = false,
   ): Expression<SqlBool> {
     const c: Expression<SqlBool>[] = [];
