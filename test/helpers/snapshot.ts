@@ -63,18 +63,18 @@ export async function recountedDayCounts(db: Kysely<any>): Promise<Row[]> {
     select status, hide_from_listings as hidden, substr(start_date, 1, 10) as start_day, substr(end_date, 1, 10) as end_day, count(*) as n
     from events
     group by status, hide_from_listings, substr(start_date, 1, 10), substr(end_date, 1, 10)`.execute(db);
-  return normalizeDayCounts(rows);
+  return normalizeCounts(rows, 'start_day', 'end_day');
 }
 
 export async function storedDayCounts(db: Kysely<any>): Promise<Row[]> {
   const { rows } = await sql<Row>`select status, hidden, start_day, end_day, n from event_day_counts where n <> 0`.execute(db);
-  return normalizeDayCounts(rows);
+  return normalizeCounts(rows, 'start_day', 'end_day');
 }
 
 /** `event_month_counts`' non-zero rows. */
 export async function storedMonthCounts(db: Kysely<any>): Promise<Row[]> {
   const { rows } = await sql<Row>`select status, hidden, start_month, end_month, n from event_month_counts where n <> 0`.execute(db);
-  return normalizeMonthCounts(rows);
+  return normalizeCounts(rows, 'start_month', 'end_month');
 }
 
 /** What `event_month_counts` should hold: the day counts summed by start and end month. */
@@ -82,23 +82,12 @@ export async function monthsOfDayCounts(db: Kysely<any>): Promise<Row[]> {
   const { rows } = await sql<Row>`
     select status, hidden, substr(start_day, 1, 7) as start_month, substr(end_day, 1, 7) as end_month, sum(n) as n from event_day_counts
     group by status, hidden, substr(start_day, 1, 7), substr(end_day, 1, 7) having sum(n) <> 0`.execute(db);
-  return normalizeMonthCounts(rows);
+  return normalizeCounts(rows, 'start_month', 'end_month');
 }
 
-function normalizeMonthCounts(rows: Row[]): Row[] {
+/** Rows of a count table (day or month counts) in one form and order, whatever the driver gave. */
+function normalizeCounts(rows: Row[], start: string, end: string): Row[] {
   return rows
-    .map((r) => ({
-      status: String(r.status),
-      hidden: Number(r.hidden),
-      start_month: String(r.start_month),
-      end_month: String(r.end_month),
-      n: Number(r.n),
-    }))
-    .sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
-}
-
-function normalizeDayCounts(rows: Row[]): Row[] {
-  return rows
-    .map((r) => ({ status: String(r.status), hidden: Number(r.hidden), start_day: String(r.start_day), end_day: String(r.end_day), n: Number(r.n) }))
+    .map((r) => ({ status: String(r.status), hidden: Number(r.hidden), [start]: String(r[start]), [end]: String(r[end]), n: Number(r.n) }))
     .sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
 }

@@ -17,23 +17,18 @@ import type { Migration } from './migrator.js';
 export const monthCounts: Migration = {
   name: '0026-month-counts',
   async up(db: Kysely<any>, dialect: Dialect) {
-    if (dialect.name === 'postgres') {
-      // (a table with trigger events queued by an earlier migration of this run cannot be altered)
-      await sql`set constraints all immediate`.execute(db);
-      await sql`
-        create table event_month_counts (
-          status varchar(20) collate "C" not null, hidden integer not null,
-          start_month varchar(7) collate "C" not null, end_month varchar(7) collate "C" not null, n integer not null,
-          constraint event_month_counts_pk primary key (status, hidden, start_month, end_month)
-        ) with (fillfactor = 50)`.execute(db);
-    } else {
-      await sql`
-        create table event_month_counts (
-          status varchar(20) not null, hidden integer not null, start_month varchar(7) not null, end_month varchar(7) not null,
-          n integer not null,
-          constraint event_month_counts_pk primary key (status, hidden, start_month, end_month)
-        ) without rowid`.execute(db);
-    }
+    const postgres = dialect.name === 'postgres';
+    // (PostgreSQL: a table with trigger events queued by an earlier migration of this run cannot be altered)
+    if (postgres) await sql`set constraints all immediate`.execute(db);
+    // keys compare byte by byte (as the day counts' since migration 0019); PostgreSQL leaves room on each page for
+    // updates in place (as 0024), SQLite keeps the rows in key order (as 0025)
+    const key = (type: string) => sql.raw(postgres ? `${type} collate "C"` : type);
+    await sql`
+      create table event_month_counts (
+        status ${key('varchar(20)')} not null, hidden integer not null,
+        start_month ${key('varchar(7)')} not null, end_month ${key('varchar(7)')} not null, n integer not null,
+        constraint event_month_counts_pk primary key (status, hidden, start_month, end_month)
+      ) ${sql.raw(postgres ? 'with (fillfactor = 50)' : 'without rowid')}`.execute(db);
     await sql`create index event_day_counts_by_end on event_day_counts (status, hidden, end_day)`.execute(db);
     await sql`
       insert into event_month_counts (status, hidden, start_month, end_month, n)

@@ -269,11 +269,12 @@ export function monthSplit(from: string | undefined, to: string | undefined): { 
   const start = from === undefined ? undefined : DAY.exec(from);
   const end = to === undefined ? undefined : DAY.exec(to);
   if (start === null || end === null) return undefined;
+  const month = (day: RegExpExecArray) => `${day[1]}-${day[2]}`;
   return {
     // a window from the 1st holds its month whole; from a later day, the months after it
-    first: start && (start[3] === '01' ? from?.slice(0, 7) : shiftMonth(from?.slice(0, 7) as string, 1)),
+    first: start && (start[3] === '01' ? month(start) : shiftMonth(month(start), 1)),
     // a window to the month's last day holds it whole; to an earlier day, the months before it
-    last: end && (Number(end[3]) === daysIn(Number(end[1]), Number(end[2])) ? to?.slice(0, 7) : shiftMonth(to?.slice(0, 7) as string, -1)),
+    last: end && (Number(end[3]) === daysIn(Number(end[1]), Number(end[2])) ? month(end) : shiftMonth(month(end), -1)),
   };
 }
 
@@ -808,7 +809,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
   ): CompiledQuery<{ n: number | string; plain: number | boolean }> {
     return builtOnce(this.dialect, `days ${key}`, () => {
       const counted = <T extends 'event_day_counts' | 'event_month_counts'>(table: T) => {
-        let q = (this.db as Kysely<Database>)
+        let q = this.db
           .selectFrom(table as 'event_day_counts')
           .select(sql<number>`coalesce(sum(n), 0)`.as('n'))
           .where('hidden', '=', 0);
