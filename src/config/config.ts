@@ -80,7 +80,13 @@ export type SqliteSynchronous = 'NORMAL' | 'FULL';
 
 export type DatabaseConfig =
   // `synchronous` is optional for callers that open a database themselves (tests, tools): NORMAL when absent
-  | { readonly dialect: 'sqlite'; readonly path: string; readonly synchronous?: SqliteSynchronous }
+  | {
+      readonly dialect: 'sqlite';
+      readonly path: string;
+      readonly synchronous?: SqliteSynchronous;
+      /** Threads that run long reads beside the event loop (SQLITE_READ_THREADS); absent: the default. */
+      readonly readThreads?: number;
+    }
   | { readonly dialect: 'postgres'; readonly url: string; readonly schema?: string };
 
 export class ConfigError extends Error {
@@ -119,6 +125,12 @@ export const VARIABLES: readonly VariableDoc[] = [
     default: 'NORMAL',
     description:
       'SQLite only: `NORMAL` (a power loss may lose the last commits, never the file) or `FULL` (every answered write survives a power loss; an fsync per commit).',
+  },
+  {
+    name: 'SQLITE_READ_THREADS',
+    default: 'cores − 1, 1 to 4',
+    description:
+      'SQLite file only: threads, each with a read-only connection, that run the long reads of lists filtered by category, tag or search, so that they do not hold up other requests (0: on the main connection).',
   },
   { name: 'ADMIN_LOGIN', default: '(none)', description: 'On an empty database: login of the first administrator.' },
   {
@@ -298,12 +310,13 @@ function parseSynchronous(raw: string | undefined): SqliteSynchronous {
   return upper;
 }
 
-function parseDatabase(raw: string | undefined, synchronous: SqliteSynchronous): DatabaseConfig {
-  if (raw === undefined) return { dialect: 'sqlite', path: './data/calendar.db', synchronous };
+function parseDatabase(raw: string | undefined, synchronous: SqliteSynchronous, readThreads: number | undefined): DatabaseConfig {
+  const threads = readThreads === undefined ? {} : { readThreads };
+  if (raw === undefined) return { dialect: 'sqlite', path: './data/calendar.db', synchronous, ...threads };
   if (raw.startsWith('sqlite:')) {
     const path = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (path === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/calendar.db');
-    return { dialect: 'sqlite', path, synchronous };
+    return { dialect: 'sqlite', path, synchronous, ...threads };
   }
   if (/^postgres(ql)?:\/\//.test(raw)) {
     try {
@@ -356,7 +369,11 @@ export function loadConfig(env: Env): Config {
   publicUrl = publicUrl.replace(/\/+$/, '');
 
   // validated whatever the database, so that a typo does not wait for the switch to SQLite to show
-  const database = parseDatabase(value(env, 'DATABASE_URL'), parseSynchronous(value(env, 'SQLITE_SYNCHRONOUS')));
+  const database = parseDatabase(
+    value(env, 'DATABASE_URL'),
+    parseSynchronous(value(env, 'SQLITE_SYNCHRONOUS')),
+    value(env, 'SQLITE_READ_THREADS') === undefined ? undefined : integer(env, 'SQLITE_READ_THREADS', 0, 0, 16),
+  );
 
   const adminLogin = value(env, 'ADMIN_LOGIN');
   const adminPassword = value(env, 'ADMIN_PASSWORD');

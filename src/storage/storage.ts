@@ -134,7 +134,9 @@ export class Storage {
 
 /** Opens the configured database (it is not migrated yet: call `migrate()`). */
 export async function openStorage(config: DatabaseConfig, options: { poolSize?: number } = {}): Promise<Storage> {
-  if (config.dialect === 'sqlite') return new Storage(new SqliteDialect({ path: config.path, synchronous: config.synchronous }));
+  if (config.dialect === 'sqlite') {
+    return new Storage(new SqliteDialect({ path: config.path, synchronous: config.synchronous, readThreads: config.readThreads }));
+  }
   // loaded only for PostgreSQL: the driver is ~16 MB of a SQLite service's memory it would never use
   const { PostgresDialect } = await import('./dialects/postgres.dialect.js');
   const dialect = new PostgresDialect({ url: config.url, schema: config.schema, max: options.poolSize });

@@ -59,8 +59,12 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function createTestApp(env: Record<string, string> = {}, options: { onQuery?: OnQuery } = {}): Promise<TestApp> {
-  const db = await createTestDatabase({ onQuery: options.onQuery });
+export async function createTestApp(
+  env: Record<string, string> = {},
+  /** (SQLite: a file instead of memory, and its read threads: see createTestDatabase) */
+  options: { onQuery?: OnQuery; sqlitePath?: string; sqliteReadThreads?: number } = {},
+): Promise<TestApp> {
+  const db = await createTestDatabase(options);
   const config = loadConfig({ PUBLIC_URL, LOG_LEVEL: 'silent', ...env });
   const app = await buildApp(config, db.storage, { logger: false });
   await app.ready();

@@ -19,7 +19,9 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(options: { sqlitePath?: string; onQuery?: OnQuery } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  options: { sqlitePath?: string; onQuery?: OnQuery; sqliteReadThreads?: number } = {},
+): Promise<TestDatabase> {
   if (DIALECT === 'postgres') {
     const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
     const dialect = new PostgresDialect({ url: POSTGRES_URL, schema, max: 4, onQuery: options.onQuery });
@@ -36,7 +38,7 @@ export async function createTestDatabase(options: { sqlitePath?: string; onQuery
     };
   }
   const path = options.sqlitePath ?? ':memory:';
-  const storage = new Storage(new SqliteDialect({ path, onQuery: options.onQuery }));
+  const storage = new Storage(new SqliteDialect({ path, onQuery: options.onQuery, readThreads: options.sqliteReadThreads }));
   await storage.migrate();
   return {
     storage,

@@ -165,6 +165,13 @@ export interface Dialect {
    * there is a call into the library, not a round trip).
    */
   readTogether(db: Kysely<Database>, queries: readonly CompiledQuery[]): Promise<Row[][]>;
+  /**
+   * The rows of a read that may take long (a list's count or page that looks up every candidate of a term or
+   * tests every candidate's text). SQLite, a file, outside a transaction: on a read thread of its own
+   * (sqlite-reader.ts), so that the event loop goes on answering meanwhile; elsewhere (PostgreSQL, whose
+   * statements never hold the loop; a transaction; SQLite in memory) as any read, on `db`.
+   */
+  readApart(db: Kysely<Database>, query: CompiledQuery): Promise<Row[]>;
   /** Refreshes query-planner statistics (SQLite; PostgreSQL's autovacuum does it). */
   optimize(): Promise<void>;
   /** Cheap liveness check. */

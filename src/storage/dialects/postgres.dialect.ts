@@ -621,6 +621,10 @@ export class PostgresDialect implements Dialect {
    * them (the driver reads every integer and numeric as a number, and these tables hold no dates, only text), in its
    * order: a subquery with ORDER BY is not merged into the one around it, and `json_agg` has no parallel form.
    */
+  async readApart(db: Kysely<Database>, query: CompiledQuery): Promise<Row[]> {
+    return (await db.executeQuery(query)).rows as Row[];
+  }
+
   async readTogether(db: Kysely<Database>, queries: readonly CompiledQuery[]): Promise<Row[][]> {
     if (queries.length === 0) return [];
     if (queries.length === 1) return [(await db.executeQuery(queries[0])).rows as Row[]];

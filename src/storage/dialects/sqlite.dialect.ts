@@ -1,5 +1,7 @@
 import { mkdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import SqliteDatabase from 'better-sqlite3';
 import {
@@ -12,6 +14,7 @@ import {
   type SqlBool,
   sql,
 } from 'kysely';
+import { Piscina } from 'piscina';
 import type { SqliteSynchronous } from '../../config/config.js';
 import type { Database } from '../database.js';
 import { literalKey } from '../stores/columns.js';
@@ -30,6 +33,10 @@ import {
   type Versions,
 } from './dialect.js';
 import type { CheckpointerData } from './sqlite-checkpointer.js';
+import { registerFunctions } from './sqlite-functions.js';
+import type { ReadAnswer, ReaderData, ReadTask } from './sqlite-reader.js';
+
+export { haversineKm } from './sqlite-functions.js';
 
 export interface SqliteOptions {
   /** File path, or `:memory:`. */
@@ -39,7 +46,15 @@ export interface SqliteOptions {
   synchronous?: SqliteSynchronous;
   /** Checkpoints on a worker thread (see sqlite-checkpointer.ts); on for files unless false. */
   checkpointer?: boolean;
+  /**
+   * Threads that run long reads beside the event loop (readApart, sqlite-reader.ts), files only; absent:
+   * DEFAULT_READ_THREADS; 0: none, every read on the main connection.
+   */
+  readThreads?: number;
 }
+
+/** One thread per core the event loop leaves, at least one, at most four. */
+export const DEFAULT_READ_THREADS = Math.max(1, Math.min(4, availableParallelism() - 1));
 
 /**
  * Pages the log may reach before the main connection checkpoints by itself: the worker keeps it far below
@@ -122,8 +137,6 @@ function rowsAsObjects(stmt: SqliteDatabase.Statement): DriverStatement {
   } as DriverStatement;
 }
 
-const EARTH_KM = 6371.0088;
-
 /** Rows of the change log one prepared insert takes at most (see SqliteDialect.insertChanges). */
 const CHANGE_ROWS_PER_INSERT = 16;
 
@@ -134,14 +147,6 @@ interface PendingWrite {
   fn: (trx: Kysely<Database>) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
-}
-
-export function haversineKm(lat1: number, lng1: number, lat2: number, lng2: number): number {
-  const rad = Math.PI / 180;
-  const dLat = (lat2 - lat1) * rad;
-  const dLng = (lng2 - lng1) * rad;
-  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(dLng / 2) ** 2;
-  return 2 * EARTH_KM * Math.asin(Math.min(1, Math.sqrt(a)));
 }
 
 export class SqliteDialect implements Dialect {
@@ -158,6 +163,16 @@ export class SqliteDialect implements Dialect {
   private readonly onQuery: OnQuery | undefined;
   private readonly path: string;
   private checkpointer: Worker | undefined;
+  /** How many read threads to start at the first long read; 0 once they failed, or in bulk load. */
+  private readThreads: number;
+  private readers: Piscina<ReadTask, ReadAnswer> | undefined;
+  /** Reads readApart sent to the read threads (tests look). */
+  readsApart = 0;
+  /**
+   * The versions committed when the open write round began (see readVersionsNow): the round's own
+   * uncommitted writes have moved the table's rows already.
+   */
+  private committedVersions: Versions | undefined;
 
   constructor(options: SqliteOptions) {
     this.synchronous = options.synchronous ?? 'NORMAL';
@@ -167,15 +182,12 @@ export class SqliteDialect implements Dialect {
     this.raw.pragma('busy_timeout = 10000');
     this.path = options.path;
     if (options.path !== ':memory:' && options.checkpointer !== false) this.startCheckpointer();
+    this.readThreads = options.path === ':memory:' ? 0 : (options.readThreads ?? DEFAULT_READ_THREADS);
     this.raw.pragma(`synchronous = ${this.synchronous}`);
     this.raw.pragma('foreign_keys = ON');
     // savepoints (see writeTransaction) keep their undo pages here; on disk they made every insert slower
     this.raw.pragma('temp_store = MEMORY');
-    // SQLite's lower() folds ASCII only; this one folds every script, like PostgreSQL's.
-    this.raw.function('ulower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
-    this.raw.function('geo_distance_km', { deterministic: true }, (lat1: unknown, lng1: unknown, lat2: unknown, lng2: unknown) =>
-      lat1 === null || lng1 === null ? null : haversineKm(Number(lat1), Number(lng1), Number(lat2), Number(lng2)),
-    );
+    registerFunctions(this.raw);
     const onQuery = options.onQuery;
     this.onQuery = onQuery;
     this.db = new Kysely<Database>({
@@ -200,6 +212,51 @@ export class SqliteDialect implements Dialect {
     worker.on('exit', () => this.stopCheckpointing(worker));
     this.checkpointer = worker;
     this.raw.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+  }
+
+  /**
+   * The read threads, each with its connection, started at the first long read (a command that makes none
+   * starts none; piscina starts a thread again should one end). A connection of another thread cannot see a
+   * database in memory, nor open one in bulk load (no WAL).
+   */
+  private readersNow(): Piscina<ReadTask, ReadAnswer> | undefined {
+    if (this.readers || this.readThreads === 0) return this.readers;
+    this.readers = new Piscina<ReadTask, ReadAnswer>({
+      filename: new URL('./sqlite-reader.js', import.meta.url).href,
+      workerData: { path: this.path } satisfies ReaderData,
+      minThreads: this.readThreads,
+      maxThreads: this.readThreads,
+      idleTimeout: Number.POSITIVE_INFINITY,
+    });
+    return this.readers;
+  }
+
+  private async stopReaders(): Promise<void> {
+    const readers = this.readers;
+    this.readers = undefined;
+    await readers?.destroy();
+  }
+
+  async readApart(db: Kysely<Database>, query: CompiledQuery): Promise<Row[]> {
+    // a transaction reads its own writes, on its connection
+    const readers = db === this.db ? this.readersNow() : undefined;
+    if (!readers) return (await db.executeQuery(query)).rows as Row[];
+    const started = performance.now();
+    let answer: ReadAnswer;
+    try {
+      answer = await readers.run({ sql: query.sql, parameters: query.parameters });
+    } catch {
+      // the threads failed (could not start, or were stopped): the main connection reads, from now on
+      if (this.readers === readers) {
+        this.readThreads = 0;
+        void this.stopReaders();
+      }
+      return (await db.executeQuery(query)).rows as Row[];
+    }
+    this.readsApart++;
+    this.onQuery?.(query.sql, performance.now() - started, query.parameters);
+    if ('error' in answer) throw Object.assign(new Error(answer.error.message), { name: 'SqliteError', code: answer.error.code });
+    return answer.rows as Row[];
   }
 
   private stopCheckpointing(worker: Worker): void {
@@ -311,7 +368,13 @@ export class SqliteDialect implements Dialect {
       while (this.pendingWrites.length > 0) {
         // Kysely's SQLite driver has one connection behind a mutex: holding it keeps this process' other
         // queries out, and BEGIN IMMEDIATE takes the file's write lock now (waiting for other processes).
-        await this.db.connection().execute((conn) => this.writeRound(conn));
+        await this.db.connection().execute(async (conn) => {
+          try {
+            await this.writeRound(conn);
+          } finally {
+            this.committedVersions = undefined;
+          }
+        });
       }
     } finally {
       this.writing = false;
@@ -325,6 +388,7 @@ export class SqliteDialect implements Dialect {
       for (const job of this.pendingWrites.splice(0)) job.reject(error);
       return;
     }
+    this.noteCommittedVersions();
     const done: { job: PendingWrite; result: unknown }[] = [];
     let waited = false;
     for (;;) {
@@ -366,6 +430,7 @@ export class SqliteDialect implements Dialect {
             for (const next of this.pendingWrites.splice(0)) next.reject(again);
             return;
           }
+          this.noteCommittedVersions();
         }
       }
     }
@@ -373,9 +438,11 @@ export class SqliteDialect implements Dialect {
       await sql`commit`.execute(conn);
     } catch (error) {
       if (this.raw.inTransaction) await sql`rollback`.execute(conn);
+      this.committedVersions = undefined;
       for (const { job } of done) job.reject(error);
       return;
     }
+    this.committedVersions = undefined;
     this.checkpointer?.postMessage('wrote');
     for (const { job, result } of done) job.resolve(result);
   }
@@ -509,6 +576,9 @@ export class SqliteDialect implements Dialect {
   async beginBulkLoad(): Promise<void> {
     // leaving WAL mode needs the only connection to the file
     await this.closeCheckpointer();
+    this.threadsAfterBulkLoad = this.readThreads;
+    this.readThreads = 0;
+    await this.stopReaders();
     this.raw.pragma('wal_checkpoint(TRUNCATE)');
     this.raw.pragma('journal_mode = OFF');
     this.raw.pragma('synchronous = OFF');
@@ -528,7 +598,10 @@ export class SqliteDialect implements Dialect {
     this.raw.pragma(`synchronous = ${this.synchronous}`);
     this.raw.pragma('journal_mode = WAL');
     if (this.path !== ':memory:') this.startCheckpointer();
+    this.readThreads = this.threadsAfterBulkLoad;
   }
+
+  private threadsAfterBulkLoad = 0;
 
   private versionStatement: SqliteDatabase.Statement | undefined;
 
@@ -560,7 +633,25 @@ export class SqliteDialect implements Dialect {
     return this.versionRead;
   }
 
+  /**
+   * Just after BEGIN IMMEDIATE, before any of the round's writes: what is committed (the round holds the
+   * file's write lock, so nobody commits more until it ends).
+   */
+  private noteCommittedVersions(): void {
+    this.committedVersions = undefined;
+    try {
+      this.committedVersions = this.readVersionsNow();
+    } catch {
+      // no versions yet (the migrations that make them run in such rounds): nothing to give but the table
+    }
+  }
+
   private readVersionsNow(): Versions {
+    // While a write round is open, this connection would see its uncommitted writes, and the version they
+    // moved would be paired with answers read from the committed state (the read threads', or after a job's
+    // rollback): an answer kept under a version that does not hold it. The versions committed are given
+    // instead; the round's commit moves them, and what was kept under the old ones is read again.
+    if (this.committedVersions && this.raw.inTransaction) return this.committedVersions;
     // a prepared statement on the connection itself, no Kysely round; two lookups by key, not a row per stripe
     // (SQLite's triggers move row DATA_VERSION_ID alone: the stripes are PostgreSQL's)
     this.versionStatement ??= this.raw
@@ -585,6 +676,8 @@ export class SqliteDialect implements Dialect {
 
   async close(): Promise<void> {
     await this.closeCheckpointer();
+    this.readThreads = 0;
+    await this.stopReaders();
     await this.db.destroy();
   }
 }

@@ -21,6 +21,7 @@ import type { Dialect } from '../dialects/dialect.js';
 import { columnMap, customFieldList, flag, jsonList } from './columns.js';
 import { containsFolded } from './like.js';
 import { PLAIN, plainEvents } from './plain-occurrences.js';
+import type { Row } from './planned.js';
 import { postColumns, postFromRow } from './post.store.js';
 import { builtOnce, placeholders, Statement, statementSet } from './statement.js';
 
@@ -737,6 +738,15 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
    * default list): a sum over a few thousand rows whatever the number of events. Otherwise a count of each arm
    * (rows of their own, plain occurrences), in one statement.
    */
+  /**
+   * A list's read: apart from the event loop where the filter may make it long (terms: every event of the
+   * term looked up; text: every candidate's text tested; bench/README.md "Session 25"), else as any read.
+   */
+  private async read(filter: EventListFilter, query: CompiledQuery): Promise<Row[]> {
+    if ((filter.termGroups?.length ?? 0) > 0 || filter.search !== undefined) return this.dialect.readApart(this.db, query);
+    return (await this.db.executeQuery(query)).rows as Row[];
+  }
+
   async count(filter: EventListFilter): Promise<number> {
     return (await this.tally(filter)).total;
   }
@@ -784,9 +794,9 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       const counts = (carriers === 'split' ? [countOf('own'), countOf('shared')] : [countOf(carriers)]).map((q) => sql`(${q})`);
       return sql<{ n: number | string; plain: number | boolean }>`select ${sql.join(counts, sql` + `)} as n, ${HAS_PLAIN} as plain`.compile(this.db);
     });
-    const row = await this.db.executeQuery(counted);
-    const total = Number(row.rows[0].n);
-    const hasPlain = Boolean(Number(row.rows[0].plain));
+    const [row] = (await this.read(filter, counted)) as { n: number | string; plain: number | boolean }[];
+    const total = Number(row.n);
+    const hasPlain = Boolean(Number(row.plain));
     if (!hasPlain || filter.seriesOnce) return { total, plain: hasPlain };
     // plain occurrences, when there are some (a statement of their own: a calendar without them builds and
     // sends none); their master's post only for a visibility rule that reads more than the status
@@ -797,7 +807,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
         .select((e) => e.fn.countAll<number>().as('n'))
         .compile(),
     );
-    const ofPlain = (await this.db.executeQuery(plainCounted)).rows[0];
+    const [ofPlain] = (await this.read(filter, plainCounted)) as { n: number | string }[];
     return { total: total + Number(ofPlain.n), plain: true };
   }
 
@@ -936,11 +946,6 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
    * the default list at 10k events and 110 series, its rows in a Merge Append only for unions of single tables
    * without conditions).
    */
-  private page<R>(arms: readonly AnySelect<R>[], order: Order, limit: number, offset: number): Promise<R[]> {
-    return this.pageQuery(arms, order, limit, offset).execute();
-  }
-
-  /** The statement of a page (see page). */
   private pageQuery<R>(arms: readonly AnySelect<R>[], order: Order, limit: number, offset: number): AnySelect<R> {
     // PostgreSQL, the first page: its size a literal and no offset. With LIMIT and OFFSET parameters the generic
     // plan assumes a tenth of the rows is read, so a prepared page was planned anew on every call (~0.25 ms of the
@@ -1008,7 +1013,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       // (the post only when the filter or the order reads it: the venue index alone answers the rest)
       const select = (arm: 'own' | 'plain') =>
         this.arm(arm, inVenues, (q) => q.select([...columns]), { page: { order, end: count + skip }, withPost });
-      return (await this.page(arms.map(select), order, count, skip)).map((r) => Number(r.id));
+      return (await this.pageQuery(arms.map(select), order, count, skip).execute()).map((r) => Number(r.id));
     };
     const ids: number[] = [];
     let skip = offset;
@@ -1161,7 +1166,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       // reading whole rows read every event and post the walk passed (the sort by id within a start time reads a
       // few past the page's end, each offset row too): the default list's page at 10k events, ~170 µs among a
       // request's other work, now ~80 (ids) + ~35 (rows) (bench/README.md "Session 22").
-      const found = (await this.db.executeQuery(this.idsQuery(filter, key, arms, order, limit, offset, inOrder))).rows;
+      const found = await this.read(filter, this.idsQuery(filter, key, arms, order, limit, offset, inOrder));
       return { ids: found.map((r) => Number((r as { id: unknown }).id)), total };
     }
     // (both arms of a union name the same columns; one arm alone, rows of their own, reads `posts.*, events.*`)
@@ -1169,11 +1174,14 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       arms.length === 1 && arm === 'own' && !filter.withoutText
         ? (q.selectAll(['posts', 'events']) as unknown as AnySelect<unknown>)
         : q.select(SELECTIONS[arm][filter.withoutText ? 'summary' : 'text']);
-    const found = await this.page(
-      arms.map((arm) => this.arm(arm, filter, pick(arm), { page, inOrder })),
-      order,
-      limit,
-      offset,
+    const found = await this.read(
+      filter,
+      this.pageQuery(
+        arms.map((arm) => this.arm(arm, filter, pick(arm), { page, inOrder })),
+        order,
+        limit,
+        offset,
+      ).compile(),
     );
     return { events: found.map((r) => toRecord(r as Record<string, unknown>)), total };
   }
