@@ -153,6 +153,23 @@ describe('SQLite: long reads on read threads', { skip: DIALECT !== 'sqlite' && '
     assert.ok((await turnsDuring(mainOnly.storage.dialect as SqliteDialect)) <= 2, 'the main connection holds the loop');
   });
 
+  it('reads in the order the reads came (first come, first read: none waits behind later ones)', async () => {
+    const path = join(dir, 'calendar.db');
+    const one = new SqliteDialect({ path, readThreads: 1 });
+    try {
+      const quick = CompiledQuery.raw(
+        'with recursive n(i) as (select 1 union all select i + 1 from n where i < 200000) select count(*) as n from n',
+        [],
+      );
+      const finished: number[] = [];
+      await Promise.all(Array.from({ length: 8 }, (_, k) => one.readApart(one.db, quick).then(() => finished.push(k))));
+      assert.deepEqual(finished, [0, 1, 2, 3, 4, 5, 6, 7]);
+      assert.equal(one.readsApart, 8);
+    } finally {
+      await one.close();
+    }
+  });
+
   it('gives the committed versions while a write round is open, and an answer from the threads that matches them', async () => {
     const first = await makeEvent(t, { title: 'Before the round', start_date: '2031-03-03 10:00:00', end_date: '2031-03-03 11:00:00' });
     const titleOf = CompiledQuery.raw('select title from posts where id = ?', [first.id]);
