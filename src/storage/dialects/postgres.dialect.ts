@@ -615,16 +615,17 @@ export class PostgresDialect implements Dialect {
       });
   }
 
+  /** Statements never hold the event loop here (each is a round trip): as any read. */
+  async readApart(db: Kysely<Database>, query: CompiledQuery): Promise<Row[]> {
+    return (await db.executeQuery(query)).rows as Row[];
+  }
+
   /**
    * One statement for all the reads: `select (select coalesce(json_agg(r0), '[]') from (<read 0>) r0) as p0, …`,
    * each read's parameters renumbered after the ones before. A read's rows come back as its own statement gives
    * them (the driver reads every integer and numeric as a number, and these tables hold no dates, only text), in its
    * order: a subquery with ORDER BY is not merged into the one around it, and `json_agg` has no parallel form.
    */
-  async readApart(db: Kysely<Database>, query: CompiledQuery): Promise<Row[]> {
-    return (await db.executeQuery(query)).rows as Row[];
-  }
-
   async readTogether(db: Kysely<Database>, queries: readonly CompiledQuery[]): Promise<Row[][]> {
     if (queries.length === 0) return [];
     if (queries.length === 1) return [(await db.executeQuery(queries[0])).rows as Row[]];
