@@ -14,7 +14,7 @@ import {
   type SqlBool,
   sql,
 } from 'kysely';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import type { SqliteSynchronous } from '../../config/config.js';
 import type { Database } from '../database.js';
 import { literalKey } from '../stores/columns.js';
@@ -216,10 +216,13 @@ export class SqliteDialect implements Dialect {
 
   /**
    * The read threads, each with its connection, started at the first long read (a command that makes none
-   * starts none; piscina starts a thread again should one end). A connection of another thread cannot see a
-   * database in memory, nor open one in bulk load (no WAL).
+   * starts none, nor loads piscina: ~40 ms of a start; piscina starts a thread again should one end). A
+   * connection of another thread cannot see a database in memory, nor open one in bulk load (no WAL).
    */
-  private readersNow(): Piscina<ReadTask, ReadAnswer> | undefined {
+  private async readersNow(): Promise<Piscina<ReadTask, ReadAnswer> | undefined> {
+    if (this.readers || this.readThreads === 0) return this.readers;
+    const { Piscina } = await import('piscina');
+    // (another read may have started them meanwhile, or bulk load stopped them)
     if (this.readers || this.readThreads === 0) return this.readers;
     this.readers = new Piscina<ReadTask, ReadAnswer>({
       filename: new URL('./sqlite-reader.js', import.meta.url).href,
@@ -244,7 +247,7 @@ export class SqliteDialect implements Dialect {
 
   async readApart(db: Kysely<Database>, query: CompiledQuery): Promise<Row[]> {
     // a transaction reads its own writes, on its connection
-    const readers = db === this.db ? this.readersNow() : undefined;
+    const readers = db === this.db ? await this.readersNow() : undefined;
     if (!readers) return (await db.executeQuery(query)).rows as Row[];
     const started = performance.now();
     let answer: ReadAnswer;
@@ -373,6 +376,7 @@ export class SqliteDialect implements Dialect {
       while (this.pendingWrites.length > 0) {
         // Kysely's SQLite driver has one connection behind a mutex: holding it keeps this process' other
         // queries out, and BEGIN IMMEDIATE takes the file's write lock now (waiting for other processes).
+        // (the committed versions of a round are given out only while its transaction is open: readVersionsNow)
         await this.db.connection().execute(async (conn) => {
           try {
             await this.writeRound(conn);
@@ -443,11 +447,9 @@ export class SqliteDialect implements Dialect {
       await sql`commit`.execute(conn);
     } catch (error) {
       if (this.raw.inTransaction) await sql`rollback`.execute(conn);
-      this.committedVersions = undefined;
       for (const { job } of done) job.reject(error);
       return;
     }
-    this.committedVersions = undefined;
     this.checkpointer?.postMessage('wrote');
     for (const { job, result } of done) job.resolve(result);
   }

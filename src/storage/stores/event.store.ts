@@ -211,6 +211,9 @@ const needsPostRow = (f: EventListFilter, textApart = false) =>
   f.modifiedAfter !== undefined ||
   f.modifiedBefore !== undefined;
 
+/** Whether a filter names terms or text: its count and page look up every candidate (see EventStore.read). */
+const byTermsOrText = (f: EventListFilter) => (f.termGroups?.length ?? 0) > 0 || f.search !== undefined;
+
 /** Whether a filter asks something of what a plain occurrence reads from its series (see EventStore.seriesWith). */
 const asksOfSeries = (f: EventListFilter) =>
   f.featured !== undefined ||
@@ -219,8 +222,7 @@ const asksOfSeries = (f: EventListFilter) =>
   f.venues !== undefined ||
   f.organizers !== undefined ||
   f.hasGeo !== undefined ||
-  (f.termGroups?.length ?? 0) > 0 ||
-  f.search !== undefined;
+  byTermsOrText(f);
 
 /** The visibility rule's columns here: the status mirrored on `events`, the rest from the post. */
 const VISIBILITY_COLUMNS = { status: 'events.status', authorId: 'posts.author_id', statusBeforeTrash: 'posts.status_before_trash' } as const;
@@ -734,19 +736,19 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
   }
 
   /**
-   * How many events match, from the per-day counts when the filter is only statuses and whole days (the
-   * default list): a sum over a few thousand rows whatever the number of events. Otherwise a count of each arm
-   * (rows of their own, plain occurrences), in one statement.
-   */
-  /**
    * A list's read: apart from the event loop where the filter may make it long (terms: every event of the
    * term looked up; text: every candidate's text tested; bench/README.md "Session 25"), else as any read.
    */
   private async read(filter: EventListFilter, query: CompiledQuery): Promise<Row[]> {
-    if ((filter.termGroups?.length ?? 0) > 0 || filter.search !== undefined) return this.dialect.readApart(this.db, query);
+    if (byTermsOrText(filter)) return this.dialect.readApart(this.db, query);
     return (await this.db.executeQuery(query)).rows as Row[];
   }
 
+  /**
+   * How many events match, from the per-day counts when the filter is only statuses and whole days (the
+   * default list): a sum over a few thousand rows whatever the number of events. Otherwise a count of each arm
+   * (rows of their own, plain occurrences), in one statement.
+   */
   async count(filter: EventListFilter): Promise<number> {
     return (await this.tally(filter)).total;
   }
@@ -771,7 +773,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     const needsPost = needsPostRow(filter, postgres);
     // PostgreSQL, terms or text: the window's bounds as literals, so that the plan knows how many events they
     // leave (with parameters its generic plan guessed a few hundred of 4,645 and read every one's text)
-    const literalWindow = postgres && ((filter.termGroups?.length ?? 0) > 0 || filter.search !== undefined);
+    const literalWindow = postgres && byTermsOrText(filter);
     const countOf = (carriers: 'either' | 'own' | 'shared') =>
       this.db
         .selectFrom('events')
