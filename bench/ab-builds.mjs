@@ -1,7 +1,8 @@
 // In-process A/B of two builds (issue 17): both builds' apps (CACHE_MB=0) on one seeded database, requests sent
 // through app.inject in blocks of 100 (C at a time), the builds alternated block by block, so that the machine's
 // drift falls on both. Prints the median time a request took in each build, for one event and the default list.
-// Usage: node bench/ab-builds.mjs <dir of build A> <dir of build B> [sqlite|postgres] [events]  (env C: concurrency)
+// Usage: node bench/ab-builds.mjs <dir of build A> <dir of build B> [sqlite|postgres] [events]  (env C: concurrency;
+// env PATHS: paths under /calendar/events/v1 to time instead of one event and the default list, comma-separated)
 // (each dir a checkout with `npm run build` done; the database is seeded with build A's bench/seed.js; with
 // SEED_EACH=1 each build seeds a database of its own with its own migrations — the same events, the seed being
 // fixed — for changes to the schema)
@@ -64,7 +65,10 @@ for (const [k, m] of mods.entries()) {
   await app.ready();
   apps.push(app);
 }
-const urls = { single: `/calendar/events/v1/events/${published}`, list: '/calendar/events/v1/events' };
+// (env PATHS: other paths to time, comma-separated, each named by itself; e.g. a category's list)
+const urls = process.env.PATHS
+  ? Object.fromEntries(process.env.PATHS.split(',').map((p) => [p, `/calendar/events/v1${p}`]))
+  : { single: `/calendar/events/v1/events/${published}`, list: '/calendar/events/v1/events' };
 for (const [name, url] of Object.entries(urls)) {
   const t = [[], []];
   for (let block = 0; block < 20; block++)

@@ -23,7 +23,7 @@ import { containsFolded } from './like.js';
 import { PLAIN, plainEvents } from './plain-occurrences.js';
 import type { Row } from './planned.js';
 import { postColumns, postFromRow } from './post.store.js';
-import { builtOnce, placeholders, Statement, statementSet } from './statement.js';
+import { builtOnce, idList, placeholders, Statement, statementFor, statementSet } from './statement.js';
 
 type Eb = ExpressionBuilder<Database, 'posts' | 'events'>;
 
@@ -287,6 +287,9 @@ type AnySelect<R> = SelectQueryBuilder<any, any, R>;
 /** Whether the calendar has plain occurrences at all (one probe of their partial index; see EventStore.tally). */
 const HAS_PLAIN = sql<number | boolean>`exists (select 1 from occurrences o where ${sql.raw(PLAIN)})`;
 
+/** The events of a filter's window, asked once per filter object (see EventStore.eventsInWindow). */
+const windowEvents = new WeakMap<EventListFilter, Promise<number | undefined>>();
+
 /** Per database: whether the last list counted by days found plain occurrences (see EventStore.listing). */
 const hasPlainLastSeen = new WeakMap<Dialect, boolean>();
 
@@ -299,6 +302,13 @@ const NEAR_WALK = 8;
 /** A list of categories or tags is walked in its order only with this many matching events, and when the walk is at most this share of them squared (see EventStore.walkInOrder). */
 const WALK_MIN = 1_000;
 const WALK_SHARE = 1 / 4;
+
+/**
+ * SQLite: a count of terms reads the terms' events by id when their links are at most this share of the window's
+ * events (see EventStore.countFromTerms): ~0.6 µs a link looked up against ~0.17 µs an event of the window walked,
+ * at 10k events (bench/README.md "Session 26").
+ */
+const TERMS_FIRST_SHARE = 1 / 4;
 
 const orderBy = <Q extends AnySelect<unknown>>(q: Q, order: Order): Q =>
   order.reduce((acc, [column, direction]) => acc.orderBy(column, direction) as Q, q);
@@ -729,6 +739,46 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     return c;
   }
 
+  /**
+   * SQLite: whether a count of terms should read the terms' events by id instead of walking the window's events
+   * and testing each against the terms. Its planner walks the window when it holds the listing index's range,
+   * whatever the terms' size: a category of 571 links in a window of ~5,000 events at 10k took 555–850 µs so,
+   * 170–335 µs by id. By id wins when the links of one group of terms are a small share of the window's events
+   * (the per-day counts tell those; the links are counted up to that share only, so a term of many events costs
+   * no more to ask about than the share); a window they cannot count is left to the planner. Either way the count
+   * is the same: only the order of the lookups changes.
+   */
+  private async countFromTerms(filter: EventListFilter): Promise<boolean> {
+    const groups = filter.termGroups ?? [];
+    if (this.dialect.name !== 'sqlite' || groups.length === 0 || groups.some((g) => g.length === 0)) return false;
+    const events = await this.eventsInWindow(filter);
+    if (events === undefined) return false;
+    const enough = Math.floor(events * TERMS_FIRST_SHARE);
+    // the group with fewest links, each counted up to one past `enough`, in one statement
+    const text = `select min(n) as n from (${groups
+      .map(() => 'select count(*) as n from (select 1 from term_relationships where term_id in :ids limit ?)')
+      .join(' union all ')})`;
+    const row = await statementFor<{ n: number }>(this.dialect, text).first(
+      this.db,
+      groups.flatMap((g) => [idList(this.dialect, g), enough + 1]),
+    );
+    return Number(row?.n ?? 0) <= enough;
+  }
+
+  /**
+   * The events of a filter's window without its terms and text, from the per-day counts (undefined where they
+   * cannot count it); asked once per filter object (a list's count and its page's walk both ask).
+   */
+  private eventsInWindow(filter: EventListFilter): Promise<number | undefined> {
+    let known = windowEvents.get(filter);
+    if (!known) {
+      const window: EventListFilter = { ...filter, termGroups: undefined, search: undefined };
+      known = countableByDays(window) ? this.tally(window).then((t) => t.total) : Promise.resolve(undefined);
+      windowEvents.set(filter, known);
+    }
+    return known;
+  }
+
   /** Whether the calendar has a recurring series (so some occurrence may carry its series' terms). */
   private async hasSeries(): Promise<boolean> {
     const row = await this.db.selectFrom('event_series').select('post_id').limit(1).executeTakeFirst();
@@ -774,9 +824,12 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     // PostgreSQL, terms or text: the window's bounds as literals, so that the plan knows how many events they
     // leave (with parameters its generic plan guessed a few hundred of 4,645 and read every one's text)
     const literalWindow = postgres && byTermsOrText(filter);
+    const fromTerms = await this.countFromTerms(filter);
+    // (SQLite's NOT INDEXED leaves it the events' ids alone: it reads the terms' events by id, see countFromTerms)
+    const events = () => (fromTerms ? (sql`events not indexed` as unknown as 'events') : 'events');
     const countOf = (carriers: 'either' | 'own' | 'shared') =>
       this.db
-        .selectFrom('events')
+        .selectFrom(events())
         .$if(needsPost, (q) => q.innerJoin('posts', 'posts.id', 'events.post_id'))
         .select((e) => e.fn.countAll<number>().as('n'))
         .where((eb) => this.conditions(eb as unknown as Eb, filter, carriers, 'own', false, false, literalWindow));
@@ -792,7 +845,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     const byTerms = postgres && (filter.termGroups?.length ?? 0) > 0;
     const series = byTerms && (await this.hasSeries());
     const carriers = !byTerms ? 'either' : !series ? 'own' : filter.search ? 'either' : 'split';
-    const counted = builtOnce(this.dialect, `count ${carriers} ${key}`, () => {
+    const counted = builtOnce(this.dialect, `count ${carriers} ${fromTerms} ${key}`, () => {
       const counts = (carriers === 'split' ? [countOf('own'), countOf('shared')] : [countOf(carriers)]).map((q) => sql`(${q})`);
       return sql<{ n: number | string; plain: number | boolean }>`select ${sql.join(counts, sql` + `)} as n, ${HAS_PLAIN} as plain`.compile(this.db);
     });
@@ -1066,10 +1119,8 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
   private async walkInOrder(filter: EventListFilter, total: number, end: number): Promise<boolean> {
     if (this.dialect.name !== 'sqlite' || filter.orderByDate || filter.orderByStartUtc) return false;
     if ((filter.termGroups?.length ?? 0) === 0 || total < WALK_MIN) return false;
-    const window: EventListFilter = { ...filter, termGroups: undefined, search: undefined };
-    if (!countableByDays(window)) return false;
-    const events = (await this.tally(window)).total;
-    return end * events <= total * total * WALK_SHARE;
+    const events = await this.eventsInWindow(filter);
+    return events !== undefined && end * events <= total * total * WALK_SHARE;
   }
 
   /**
@@ -1098,9 +1149,13 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
         .map(([column]) => sql.raw(column === 'date_utc' ? 'posts.date_utc' : `events.${column}`).as(column)),
     ];
     const page = { order, end: limit + offset };
+    // (the post only when the filter or the order reads it: joined, SQLite's planner started a category's page
+    // from the posts of its terms and sorted them all — 432 µs against 137 for a category of 273 events in the
+    // window at 10k events, bench/README.md "Session 26")
+    const withPost = needsPostRow(filter) || filter.orderByDate === true;
     return builtOnce(this.dialect, `ids ${arms} ${limit} ${offset} ${inOrder} ${key}`, () =>
       this.pageQuery(
-        arms.map((arm) => this.arm(arm, filter, (q) => q.select(columns), { page, inOrder })),
+        arms.map((arm) => this.arm(arm, filter, (q) => q.select(columns), { page, inOrder, withPost })),
         order,
         limit,
         offset,
