@@ -305,10 +305,11 @@ const WALK_SHARE = 1 / 4;
 
 /**
  * SQLite: a count of terms reads the terms' events by id when their links are at most this share of the window's
- * events (see EventStore.countFromTerms): ~0.6 µs a link looked up against ~0.17 µs an event of the window walked,
- * at 10k events (bench/README.md "Session 26").
+ * events (see EventStore.countFromTerms): a link looked up cost ~0.6 µs against ~0.17 µs an event of the window
+ * walked at 10k events, 1.27 against 0.22 at 1M (the events' table no longer in the cache; break-even at ~17 %
+ * there: 80k links, 466k events, ~100 ms either way) (bench/README.md "Session 26").
  */
-const TERMS_FIRST_SHARE = 1 / 4;
+const TERMS_FIRST_SHARE = 1 / 6;
 
 const orderBy = <Q extends AnySelect<unknown>>(q: Q, order: Order): Q =>
   order.reduce((acc, [column, direction]) => acc.orderBy(column, direction) as Q, q);
