@@ -3,9 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 /**
- * The count of a list by categories or tags. On SQLite, EventStore counts a term whose links are a small share of
- * the window's events by reading the term's events by id (countFromTerms: `events not indexed`), and walks the
- * window otherwise; PostgreSQL's planner chooses for itself. Both ways must count the same events: drafts and
+ * The count of a list by categories or tags. EventStore counts a term whose links are a small share of the
+ * window's events by reading the term's events by id (countFromTerms: SQLite's `events not indexed`, PostgreSQL's
+ * `= any(array(…))`), and walks the window otherwise. Both ways must count the same events: drafts and
  * hidden events left out for a visitor, a child category's events in its parent's list, occurrences that carry
  * their series' terms, two groups of terms, a text search.
  */
@@ -83,17 +83,19 @@ describe('the total of a list by terms', () => {
   }
 
   const sqlite = () => t.storage.dialect.name === 'sqlite';
-  const byId = () => statements.some((q) => / from events not indexed /.test(q));
+  /** Whether the last list's count read the terms' events by id (SQLite: NOT INDEXED; PostgreSQL: by key). */
+  const byId = () => statements.some((q) => (sqlite() ? / from events not indexed /.test(q) : /events\.post_id = any\(array\(/.test(q)));
 
-  it("counts a small category's events by id on SQLite, with its child category and its series' occurrences", async () => {
+  it("counts a small category's events by id, with its child category and its series' occurrences", async () => {
     assert.equal(await total({ categories: 'rare' }), expected.rare);
-    if (sqlite()) assert.ok(byId(), 'the count reads the category by id');
+    assert.ok(byId(), 'the count reads the category by id');
   });
 
   it('counts the same with a second group of terms and with a text search', async () => {
     assert.equal(await total({ categories: 'rare', tags: 'blue' }), expected.rareBlue);
-    if (sqlite()) assert.ok(byId());
+    assert.ok(byId());
     assert.equal(await total({ categories: 'rare', search: 'jazz' }), expected.rareJazz);
+    // (PostgreSQL counts a text search on a calendar with series in one OR: see EventStore.tally)
     if (sqlite()) assert.ok(byId());
   });
 

@@ -561,6 +561,8 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     literal = false,
     /** The window's bounds as literals: for counts of terms or text on PostgreSQL (see tally). */
     literalWindow = false,
+    /** PostgreSQL: the terms' events read by id (see countFromTerms). */
+    byId = false,
   ): Expression<SqlBool> {
     const c: Expression<SqlBool>[] = [];
     const visible = visiblePosts(eb, f.visibility, VISIBILITY_COLUMNS, literal);
@@ -624,7 +626,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       if (asksOfSeries(f) && this.dialect.name !== 'postgres') c.push(eb('events.series_id', 'in', this.seriesWith(f)));
       return eb.and(c);
     }
-    c.push(...this.attributeConditions(eb, f, carriers, inOrder));
+    c.push(...this.attributeConditions(eb, f, carriers, inOrder, byId));
     return eb.and(c);
   }
 
@@ -644,7 +646,13 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
   }
 
   /** What a filter asks of an event's terms, venue, organizers, flags, modification and text (see conditions). */
-  private attributeConditions(eb: Eb, f: EventListFilter, carriers: 'either' | 'own' | 'shared', inOrder = false): Expression<SqlBool>[] {
+  private attributeConditions(
+    eb: Eb,
+    f: EventListFilter,
+    carriers: 'either' | 'own' | 'shared',
+    inOrder = false,
+    byId = false,
+  ): Expression<SqlBool>[] {
     const c: Expression<SqlBool>[] = [];
     if (f.featured !== undefined) c.push(eb('events.featured', '=', f.featured ? 1 : 0));
     if (f.modifiedAfter !== undefined) c.push(eb('posts.modified_utc', '>', f.modifiedAfter));
@@ -693,7 +701,9 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
         .select('r.post_id')
         .where('r.term_id', 'in', [...group]);
       if (carriers === 'own') {
-        c.push(eb('events.post_id', 'in', own));
+        // (PostgreSQL: `= any(array(…))` reads the term's events by key, whatever the planner would guess; see
+        // countFromTerms for when)
+        c.push(byId ? sql<SqlBool>`events.post_id = any(array(${own}))` : eb('events.post_id', 'in', own));
         continue;
       }
       if (carriers === 'shared') {
@@ -741,24 +751,26 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
   }
 
   /**
-   * SQLite: whether a count of terms should read the terms' events by id instead of walking the window's events
-   * and testing each against the terms. Its planner walks the window when it holds the listing index's range,
-   * whatever the terms' size: a category of 571 links in a window of ~5,000 events at 10k took 555–850 µs so,
-   * 170–335 µs by id. By id wins when the links of one group of terms are a small share of the window's events
-   * (the per-day counts tell those; the links are counted up to that share only, so a term of many events costs
-   * no more to ask about than the share); a window they cannot count is left to the planner. Either way the count
-   * is the same: only the order of the lookups changes.
+   * Whether a count of terms should read the terms' events by id instead of walking the window's events and
+   * testing each against the terms. Both planners walk the window when it holds many events, whatever the terms'
+   * size: at 10k events a category of 571 links in a window of ~5,000 events took SQLite 555–850 µs so (170–335
+   * µs by id), PostgreSQL 6.1 ms (a hash join over a scan of every event; 1.2 ms by key). By id wins when the
+   * links of one group of terms are a small share of the window's events (the per-day counts tell those; the
+   * links are counted up to that share only, so a term of many events costs no more to ask about than the share);
+   * a window they cannot count is left to the planner. Either way the count is the same: only the order of the
+   * lookups changes. PostgreSQL: for the events' own terms (a calendar without series, or the half of a count
+   * split by carriers; tally does not ask for its one OR, a text search on a calendar with series).
    */
   private async countFromTerms(filter: EventListFilter): Promise<boolean> {
     const groups = filter.termGroups ?? [];
-    if (this.dialect.name !== 'sqlite' || groups.length === 0 || groups.some((g) => g.length === 0)) return false;
+    if (groups.length === 0 || groups.some((g) => g.length === 0)) return false;
     const events = await this.eventsInWindow(filter);
     if (events === undefined) return false;
     const enough = Math.floor(events * TERMS_FIRST_SHARE);
     // the group with fewest links, each counted up to one past `enough`, in one statement
     const text = `select min(n) as n from (${groups
-      .map(() => 'select count(*) as n from (select 1 from term_relationships where term_id in :ids limit ?)')
-      .join(' union all ')})`;
+      .map((_, i) => `select count(*) as n from (select 1 from term_relationships where term_id in :ids limit ?) as g${i}`)
+      .join(' union all ')}) as groups`;
     const row = await statementFor<{ n: number }>(this.dialect, text).first(
       this.db,
       groups.flatMap((g) => [idList(this.dialect, g), enough + 1]),
@@ -825,15 +837,6 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     // PostgreSQL, terms or text: the window's bounds as literals, so that the plan knows how many events they
     // leave (with parameters its generic plan guessed a few hundred of 4,645 and read every one's text)
     const literalWindow = postgres && byTermsOrText(filter);
-    const fromTerms = await this.countFromTerms(filter);
-    // (SQLite's NOT INDEXED leaves it the events' ids alone: it reads the terms' events by id, see countFromTerms)
-    const events = () => (fromTerms ? (sql`events not indexed` as unknown as 'events') : 'events');
-    const countOf = (carriers: 'either' | 'own' | 'shared') =>
-      this.db
-        .selectFrom(events())
-        .$if(needsPost, (q) => q.innerJoin('posts', 'posts.id', 'events.post_id'))
-        .select((e) => e.fn.countAll<number>().as('n'))
-        .where((eb) => this.conditions(eb as unknown as Eb, filter, carriers, 'own', false, false, literalWindow));
     // PostgreSQL, with term filters: the events with terms of their own plus the occurrences that carry their
     // series' (disjoint: an occurrence gets links of its own only as it stops sharing, see SeriesStore.ownTerms),
     // each counted with the plan that suits it — the term's posts looked up, the series' occurrences read from
@@ -846,6 +849,17 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     const byTerms = postgres && (filter.termGroups?.length ?? 0) > 0;
     const series = byTerms && (await this.hasSeries());
     const carriers = !byTerms ? 'either' : !series ? 'own' : filter.search ? 'either' : 'split';
+    // (PostgreSQL: not the one OR)
+    const fromTerms = (!postgres || carriers !== 'either') && (await this.countFromTerms(filter));
+    // the terms' events read by id (see countFromTerms): SQLite's NOT INDEXED leaves it the events' ids alone;
+    // PostgreSQL looks the events of their own terms up by key
+    const events = () => (fromTerms && !postgres ? (sql`events not indexed` as unknown as 'events') : 'events');
+    const countOf = (carriers: 'either' | 'own' | 'shared') =>
+      this.db
+        .selectFrom(events())
+        .$if(needsPost, (q) => q.innerJoin('posts', 'posts.id', 'events.post_id'))
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .where((eb) => this.conditions(eb as unknown as Eb, filter, carriers, 'own', false, false, literalWindow, fromTerms));
     const counted = builtOnce(this.dialect, `count ${carriers} ${fromTerms} ${key}`, () => {
       const counts = (carriers === 'split' ? [countOf('own'), countOf('shared')] : [countOf(carriers)]).map((q) => sql`(${q})`);
       return sql<{ n: number | string; plain: number | boolean }>`select ${sql.join(counts, sql` + `)} as n, ${HAS_PLAIN} as plain`.compile(this.db);
