@@ -357,7 +357,7 @@ describe('events list: query budget', () => {
       const filtered = await count({ per_page: 50, categories: 'c1', search: 'E', tags: 't2' });
       // (PostgreSQL asks once more whether the calendar has series: without, a term filter's count reads the
       // events' own terms alone, EventStore.tally; SQLite asks how many events the window holds and how many
-      // links the terms have, to choose how to count, EventStore.countFromTerms)
+      // links the terms have, to choose how to count, EventStore.termsPlan)
       assert.ok(filtered <= small + (DIALECT === 'postgres' ? 5 : 6), `a filtered page costs ${filtered} queries`);
       // one event: itself, then what it shows (one statement on PostgreSQL)
       const id = (await t.get('/events', { query: { per_page: 1 } })).body.events[0].id as number;

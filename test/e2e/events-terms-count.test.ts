@@ -4,7 +4,7 @@ import { createTestApp, type TestApp } from '../helpers/app.js';
 
 /**
  * The count of a list by categories or tags. EventStore counts a term whose links are a small share of the
- * window's events by reading the term's events by id (countFromTerms: SQLite's `events not indexed`, PostgreSQL's
+ * window's events by reading the term's events by id (termsPlan: SQLite's `events not indexed`, PostgreSQL's
  * `= any(array(…))`), and walks the window otherwise. Both ways must count the same events: drafts and
  * hidden events left out for a visitor, a child category's events in its parent's list, occurrences that carry
  * their series' terms, two groups of terms, a text search.

@@ -305,11 +305,13 @@ const WALK_SHARE = 1 / 4;
 
 /**
  * SQLite: a count of terms reads the terms' events by id when their links are at most this share of the window's
- * events (see EventStore.countFromTerms): a link looked up cost ~0.6 µs against ~0.17 µs an event of the window
+ * events (see EventStore.termsPlan): a link looked up cost ~0.6 µs against ~0.17 µs an event of the window
  * walked at 10k events, 1.27 against 0.22 at 1M (the events' table no longer in the cache; break-even at ~17 %
  * there: 80k links, 466k events, ~100 ms either way) (bench/README.md "Session 26").
  */
 const TERMS_FIRST_SHARE = 1 / 6;
+/** PostgreSQL: how many links of a group of terms termsPlan counts at most (more: the window is walked). */
+const LINKS_ASKED = 20_000;
 
 const orderBy = <Q extends AnySelect<unknown>>(q: Q, order: Order): Q =>
   order.reduce((acc, [column, direction]) => acc.orderBy(column, direction) as Q, q);
@@ -561,7 +563,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     literal = false,
     /** The window's bounds as literals: for counts of terms or text on PostgreSQL (see tally). */
     literalWindow = false,
-    /** PostgreSQL: the terms' events read by id (see countFromTerms). */
+    /** PostgreSQL: the terms' events read by id (see termsPlan). */
     byId = false,
   ): Expression<SqlBool> {
     const c: Expression<SqlBool>[] = [];
@@ -702,7 +704,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
         .where('r.term_id', 'in', [...group]);
       if (carriers === 'own') {
         // (PostgreSQL: `= any(array(…))` reads the term's events by key, whatever the planner would guess; see
-        // countFromTerms for when)
+        // termsPlan for when)
         c.push(byId ? sql<SqlBool>`events.post_id = any(array(${own}))` : eb('events.post_id', 'in', own));
         continue;
       }
@@ -751,31 +753,51 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
   }
 
   /**
-   * Whether a count of terms should read the terms' events by id instead of walking the window's events and
-   * testing each against the terms. Both planners walk the window when it holds many events, whatever the terms'
-   * size: at 10k events a category of 571 links in a window of ~5,000 events took SQLite 555–850 µs so (170–335
-   * µs by id), PostgreSQL 6.1 ms (a hash join over a scan of every event; 1.2 ms by key). By id wins when the
-   * links of one group of terms are a small share of the window's events (the per-day counts tell those; the
-   * links are counted up to that share only, so a term of many events costs no more to ask about than the share);
-   * a window they cannot count is left to the planner. Either way the count is the same: only the order of the
-   * lookups changes. PostgreSQL: for the events' own terms (a calendar without series, or the half of a count
-   * split by carriers; tally does not ask for its one OR, a text search on a calendar with series).
+   * How a count of terms reads: whether the calendar has series (PostgreSQL; see tally), and whether the terms'
+   * events are read by id instead of walking the window's events and testing each against the terms. Both
+   * planners walk the window when it holds many events, whatever the terms' size: at 10k events a category of
+   * 571 links in a window of ~5,000 events took SQLite 555–850 µs so (170–335 µs by id), PostgreSQL 6.1 ms (a
+   * hash join over a scan of every event; 1.2 ms by key). By id wins when the links of one group of terms are a
+   * small share of the window's events (the per-day counts tell those; the links are counted up to that share
+   * only — on PostgreSQL, where the three questions are one round trip, up to LINKS_ASKED — so a term of many
+   * events costs no more to ask about than that); a window they cannot count is left to the planner. Either way
+   * the count is the same: only the order of the lookups changes. PostgreSQL: for the events' own terms (a
+   * calendar without series, or the half of a count split by carriers), not for its one OR (a text search on a
+   * calendar with series).
    */
-  private async countFromTerms(filter: EventListFilter): Promise<boolean> {
+  private async termsPlan(filter: EventListFilter): Promise<{ series: boolean; byId: boolean }> {
     const groups = filter.termGroups ?? [];
-    if (groups.length === 0 || groups.some((g) => g.length === 0)) return false;
-    const events = await this.eventsInWindow(filter);
-    if (events === undefined) return false;
-    const enough = Math.floor(events * TERMS_FIRST_SHARE);
-    // the group with fewest links, each counted up to one past `enough`, in one statement
-    const text = `select min(n) as n from (${groups
-      .map((_, i) => `select count(*) as n from (select 1 from term_relationships where term_id in :ids limit ?) as g${i}`)
-      .join(' union all ')}) as groups`;
-    const row = await statementFor<{ n: number }>(this.dialect, text).first(
-      this.db,
-      groups.flatMap((g) => [idList(this.dialect, g), enough + 1]),
-    );
-    return Number(row?.n ?? 0) <= enough;
+    const postgres = this.dialect.name === 'postgres';
+    const window: EventListFilter = { ...filter, termGroups: undefined, search: undefined };
+    const byDays = countableByDays(window);
+    const askable = byDays !== undefined && groups.length > 0 && groups.every((g) => g.length > 0);
+    // the group with fewest links, each counted up to `cap` + 1, in one statement
+    const links = (cap: number) =>
+      statementFor<{ n: number }>(
+        this.dialect,
+        `select min(n) as n from (${groups
+          .map((_, i) => `select count(*) as n from (select 1 from term_relationships where term_id in :ids limit ?) as g${i}`)
+          .join(' union all ')}) as groups`,
+      ).compile(groups.flatMap((g) => [idList(this.dialect, g), cap + 1]));
+    if (!postgres) {
+      if (!askable) return { series: false, byId: false };
+      const events = await this.eventsInWindow(filter);
+      if (events === undefined) return { series: false, byId: false };
+      const enough = Math.floor(events * TERMS_FIRST_SHARE);
+      const [row] = (await this.db.executeQuery(links(enough))).rows;
+      return { series: false, byId: Number(row?.n ?? 0) <= enough };
+    }
+    const hasSeries = this.db.selectFrom('event_series').select('post_id').limit(1).compile();
+    if (!askable) return { series: (await this.db.executeQuery(hasSeries)).rows.length > 0, byId: false };
+    const [seriesRows, windowRows, linkRows] = await this.dialect.readTogether(this.db, [
+      hasSeries,
+      this.dayCount(window, byDays, JSON.stringify(window)),
+      links(LINKS_ASKED),
+    ]);
+    const series = seriesRows.length > 0;
+    const linked = Number(linkRows[0]?.n ?? 0);
+    const byId = !(series && filter.search) && linked <= LINKS_ASKED && linked <= Number(windowRows[0]?.n ?? 0) * TERMS_FIRST_SHARE;
+    return { series, byId };
   }
 
   /**
@@ -790,12 +812,6 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       windowEvents.set(filter, known);
     }
     return known;
-  }
-
-  /** Whether the calendar has a recurring series (so some occurrence may carry its series' terms). */
-  private async hasSeries(): Promise<boolean> {
-    const row = await this.db.selectFrom('event_series').select('post_id').limit(1).executeTakeFirst();
-    return row !== undefined;
   }
 
   /**
@@ -846,12 +862,10 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     // uncached.filtered under 64 connections, 161 → ~70/s; each alone took as long as the one), not explained
     // yet. Nor on a calendar without series (no occurrence shares terms; at 10k singles the two took ~0.5–3 ms
     // more than the one). SQLite's one IN list of both already starts from the term's posts.
-    const byTerms = postgres && (filter.termGroups?.length ?? 0) > 0;
-    const series = byTerms && (await this.hasSeries());
-    const carriers = !byTerms ? 'either' : !series ? 'own' : filter.search ? 'either' : 'split';
-    // (PostgreSQL: not the one OR)
-    const fromTerms = (!postgres || carriers !== 'either') && (await this.countFromTerms(filter));
-    // the terms' events read by id (see countFromTerms): SQLite's NOT INDEXED leaves it the events' ids alone;
+    const byTerms = (filter.termGroups?.length ?? 0) > 0;
+    const { series, byId: fromTerms } = byTerms ? await this.termsPlan(filter) : { series: false, byId: false };
+    const carriers = !byTerms || !postgres ? 'either' : !series ? 'own' : filter.search ? 'either' : 'split';
+    // the terms' events read by id (see termsPlan): SQLite's NOT INDEXED leaves it the events' ids alone;
     // PostgreSQL looks the events of their own terms up by key
     const events = () => (fromTerms && !postgres ? (sql`events not indexed` as unknown as 'events') : 'events');
     const countOf = (carriers: 'either' | 'own' | 'shared') =>
