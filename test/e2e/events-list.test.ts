@@ -216,6 +216,14 @@ describe('events list: filters', () => {
     assert.deepEqual(titles(await t.get('/events', { query: { categories: 'jazz' } })), ['Jazz night']);
     const jazz = made.jazz.categories[0].id;
     assert.deepEqual(titles(await t.get('/events', { query: `categories[]=${jazz}` })), ['Jazz night']);
+    const music = made.music.categories[0].id;
+    assert.deepEqual(
+      titles(await t.get('/events', { query: `categories[]=${music}` })),
+      ['Jazz night', 'Music day'],
+      'a parent by id, its child too',
+    );
+    const early = made.music.tags[0].id;
+    assert.deepEqual(titles(await t.get('/events', { query: `tags[]=${early}` })), ['Music day']);
     assert.deepEqual(titles(await t.get('/events', { query: { tags: 'early,late' } })), ['Jazz night', 'Music day']);
     assert.deepEqual(titles(await t.get('/events', { query: { categories: 'music', tags: 'early' } })), ['Music day']);
     for (const q of [{ categories: 'cat1' }, { tags: 'nope' }, { categories: '999999' }] as Record<string, string>[]) {

@@ -188,16 +188,23 @@ export class TermService {
    */
   async resolveFilter(entries: readonly (number | string)[]): Promise<number[] | undefined> {
     const ids = new Set<number>();
+    // categories: the taxonomy's tree, which the descendants need, answers slugs and ids too (one statement where
+    // a category page took two, a round trip each on PostgreSQL; slugs are unique within a taxonomy)
+    const tree = this.info.hierarchical ? await this.storage.terms.tree(this.info.taxonomy) : undefined;
+    const bySlug = tree && new Map([...tree].map(([id, node]) => [node.slug, id]));
     for (const entry of entries) {
       const text = String(entry).trim();
-      const term =
-        (await this.storage.terms.findBySlug(this.info.taxonomy, text)) ??
-        (/^\d+$/.test(text) ? await this.storage.terms.find(this.info.taxonomy, Number(text)) : undefined);
-      if (term) ids.add(term.id);
+      const numeric = /^\d+$/.test(text);
+      const id = bySlug
+        ? (bySlug.get(text) ?? (numeric && tree?.has(Number(text)) ? Number(text) : undefined))
+        : (
+            (await this.storage.terms.findBySlug(this.info.taxonomy, text)) ??
+            (numeric ? await this.storage.terms.find(this.info.taxonomy, Number(text)) : undefined)
+          )?.id;
+      if (id !== undefined) ids.add(id);
       else if (!(await this.storage.terms.findByName(this.info.taxonomy, text))) return undefined;
     }
-    if (this.info.hierarchical && ids.size > 0) {
-      const tree = await this.storage.terms.tree(this.info.taxonomy);
+    if (tree && ids.size > 0) {
       let grew = true;
       while (grew) {
         grew = false;
