@@ -27,6 +27,8 @@ import { idList, Statement, statementSet } from './statement.js';
 /** The statements of the event write path (see Statement). */
 const statements = statementSet((dialect: Dialect) => ({
   bySlug: new Statement<TermRow>(dialect, 'select * from terms where taxonomy = ? and slug = ?'),
+  // a taxonomy's tree: on every category page (its filter's descendants, see TermService.resolveFilter)
+  tree: new Statement<{ id: number; slug: string; parent_id: number }>(dialect, 'select id, slug, parent_id from terms where taxonomy = ?'),
   relate: new Statement(dialect, 'insert into term_relationships (post_id, term_id) values (?, ?)'),
   // a post's terms, their ids as one JSON array (one text whatever their number)
   relateMany: new Statement(
@@ -283,8 +285,8 @@ export class TermStore {
 
   /** id → (slug, parent) of every term of the taxonomy: enough to build category paths. */
   async tree(taxonomy: Taxonomy): Promise<Map<number, { slug: string; parentId: number }>> {
-    const rows = await this.db.selectFrom('terms').select(['id', 'slug', 'parent_id']).where('taxonomy', '=', taxonomy).execute();
-    return new Map(rows.map((r) => [r.id, { slug: r.slug, parentId: r.parent_id }]));
+    const rows = await this.sql.tree.all(this.db, [taxonomy]);
+    return new Map(rows.map((r) => [Number(r.id), { slug: r.slug, parentId: Number(r.parent_id) }]));
   }
 
   /** What a sync of a taxonomy shows (FEATURES.md §2.3): its terms by id, after `afterId` (at most `limit`), or those of `ids`. */
