@@ -211,6 +211,9 @@ const needsPostRow = (f: EventListFilter, textApart = false) =>
   f.modifiedAfter !== undefined ||
   f.modifiedBefore !== undefined;
 
+/** A filter's window and the rest, without its terms and text (what the per-day counts may count of it). */
+const windowOf = (f: EventListFilter): EventListFilter => ({ ...f, termGroups: undefined, search: undefined });
+
 /** Whether a filter names terms or text: its count and page look up every candidate (see EventStore.read). */
 const byTermsOrText = (f: EventListFilter) => (f.termGroups?.length ?? 0) > 0 || f.search !== undefined;
 
@@ -768,7 +771,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
   private async termsPlan(filter: EventListFilter): Promise<{ series: boolean; byId: boolean }> {
     const groups = filter.termGroups ?? [];
     const postgres = this.dialect.name === 'postgres';
-    const window: EventListFilter = { ...filter, termGroups: undefined, search: undefined };
+    const window = windowOf(filter);
     const byDays = countableByDays(window);
     const askable = byDays !== undefined && groups.length > 0 && groups.every((g) => g.length > 0);
     // the group with fewest links, each counted up to `cap` + 1, in one statement
@@ -808,7 +811,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
   private eventsInWindow(filter: EventListFilter): Promise<number | undefined> {
     let known = windowEvents.get(filter);
     if (!known) {
-      const window: EventListFilter = { ...filter, termGroups: undefined, search: undefined };
+      const window = windowOf(filter);
       known = countableByDays(window) ? this.tally(window).then((t) => t.total) : Promise.resolve(undefined);
       windowEvents.set(filter, known);
     }
