@@ -173,6 +173,8 @@ const statements = statementSet((dialect: Dialect) => ({
          select ?, cast(value as integer), cast(ordinality - 1 as integer) from json_array_elements_text(cast(? as json)) with ordinality`
       : 'insert into event_organizers (event_id, organizer_id, position) select ?, cast(value as integer), cast(key as integer) from json_each(?)',
   ),
+  // whether the calendar has a recurring series (see EventStore.termsPlan)
+  hasSeries: new Statement<{ post_id: number }>(dialect, 'select post_id from event_series limit 1'),
   slugTaken: new Statement(
     dialect,
     `select 1 as taken from posts where type = 'event' and parent_id = 0 and slug = ? and ${UNIQUE_SLUG_CONDITION} and id <> ? limit 1`,
@@ -791,7 +793,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       const [row] = await this.read(filter, links(enough));
       return { series: false, byId: Number(row?.n ?? 0) <= enough };
     }
-    const hasSeries = this.db.selectFrom('event_series').select('post_id').limit(1).compile();
+    const hasSeries = this.sql.hasSeries.compile([]);
     if (!askable) return { series: (await this.db.executeQuery(hasSeries)).rows.length > 0, byId: false };
     const [seriesRows, windowRows, linkRows] = await this.dialect.readTogether(this.db, [
       hasSeries,
