@@ -30,6 +30,7 @@ import { plainOccurrences } from './0023-plain-occurrences.migration.js';
 import { dayCountsFillfactor } from './0024-day-counts-fillfactor.migration.js';
 import { sqliteDayCountsClustered } from './0025-sqlite-day-counts-clustered.migration.js';
 import { monthCounts } from './0026-month-counts.migration.js';
+import { sqliteDayCountsByEndCovering } from './0027-sqlite-day-counts-by-end-covering.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -63,6 +64,7 @@ export const MIGRATIONS: readonly Migration[] = [
   dayCountsFillfactor,
   sqliteDayCountsClustered,
   monthCounts,
+  sqliteDayCountsByEndCovering,
 ];
 
 /** Applies the pending migrations; returns the names applied. */

@@ -198,7 +198,7 @@ export class ChangeStore {
         where changes.resource_type = ${type} and ${this.dialect.changesBetween(from, to)}
         group by changes.resource_id
         having max(changes.seq) > ${afterSeq}
-        order by max(changes.seq) limit ${limit}
+        order by max(changes.seq) limit ${sql.lit(Math.trunc(limit))}
       ) l on c.seq = l.last
       order by c.seq`.execute(this.db);
     return rows.map((r) => ({ id: Number(r.id), seq: Number(r.seq), op: r.op as ChangeOp, at: r.at }));
