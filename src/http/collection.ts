@@ -6,7 +6,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { ApiError } from '../domain/errors.js';
-import { withItemsFirst } from './fragments.js';
+import { type SerializedItem, withItemsFirst } from './fragments.js';
 import { accept, arg, type Carry, domainName, invalid } from './params.js';
 import type { RouteContext, RouteResponse } from './route.js';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from './schemas/common.schemas.js';
@@ -59,7 +59,7 @@ export interface CollectionOptions<T> {
   /** Each item as the answer shows it; or, instead, */
   readonly serialize?: (item: T) => unknown;
   /** the items already serialised, in order (a list assembled from fragments; the `posts` layout only). */
-  readonly serialized?: readonly string[];
+  readonly serialized?: readonly SerializedItem[];
   /**
    * `posts` (events, venues, organizers): items first, `rest_url` with `page` first, a page past the end is
    * `notFound()`. `terms` (categories, tags): as WordPress' term controllers shape it — `rest_url` carries

@@ -3,12 +3,27 @@
  * bytes a caller gets, Last-Modified dates, If-None-Match and If-Modified-Since (a current copy → 304), If-Match
  * and If-Unmodified-Since (a write on a changed item → 412).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
 /** A strong validator of these bytes. */
 export function strongEtag(body: string | Buffer): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+  return `"${hash('sha256', body, 'base64url').slice(0, 32)}"`;
+}
+
+/** The SHA-256 of a text (its UTF-8 bytes), for validators made of parts (partsEtag). */
+export function digestOf(text: string): string {
+  return hash('sha256', text, 'base64url');
+}
+
+/**
+ * A strong validator of a body made of parts whose digests are known (a list assembled from kept items): the
+ * hash of the parts' digests, in order, with the text around them. A body is a function of these, so any other
+ * body has another tag; the same body made again has the same one. Hashing ~40 bytes an item instead of the
+ * item's JSON (a default list's ~13 kB was ~7 % of its uncached answer's time, issue 17).
+ */
+export function partsEtag(texts: readonly string[], digests: readonly string[]): string {
+  return strongEtag(`${texts.join('\u0000')}\u0000${digests.join(',')}`);
 }
 
 /** The ETag of a JSON answer: the bytes the route sends for this body (Fastify's serializer is JSON.stringify). */

@@ -15,6 +15,8 @@
  * (lru-cache) would add a dependency for less than this file.
  */
 
+import { digestOf, partsEtag } from './conditional.js';
+
 /** An answer body already serialised as JSON (a list assembled from fragments): sent as it is. */
 export class RawJson {
   constructor(
@@ -40,6 +42,14 @@ export interface Kept {
 interface Fragment extends Kept {
   readonly version: number;
   readonly bytes: number;
+  /** The SHA-256 of the JSON, for the list's ETag (partsEtag), made with it. */
+  readonly digest?: string;
+}
+
+/** An item of a list as its JSON and that JSON's digest (for the list's ETag). */
+export interface SerializedItem {
+  readonly json: string;
+  readonly digest: string;
 }
 
 /** What a fragment costs beside its text: the key, the entry and the Map's slot (an estimate). */
@@ -77,13 +87,14 @@ export class Fragments {
     return entry;
   }
 
-  set(key: string, version: number, json: string, validators?: Validators): void {
+  set(key: string, version: number, json: string, validators?: Validators, digest?: string): void {
     if (!this.enabled) return;
-    const bytes = json.length + key.length + OVERHEAD_BYTES + (validators ? validators.lastModified.length + validators.etag.length : 0);
+    const bytes =
+      json.length + key.length + OVERHEAD_BYTES + (validators ? validators.lastModified.length + validators.etag.length : 0) + (digest?.length ?? 0);
     if (bytes > this.maxBytes) return;
     const old = this.entries.get(key);
     if (old !== undefined) this.drop(key, old);
-    this.entries.set(key, { version, json, validators, bytes });
+    this.entries.set(key, { version, json, validators, bytes, digest });
     this.bytes += bytes;
     for (const [k, e] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
@@ -102,9 +113,9 @@ export class Fragments {
   }
 
   /**
-   * The JSON of each item, in order: kept fragments where current, and for the others their views made together
-   * (one read of what they embed) and serialised, then kept. An item whose view is undefined (gone since its key
-   * was read) is left out. `version` undefined: none is kept or used.
+   * The JSON of each item with its digest, in order: kept fragments where current, and for the others their
+   * views made together (one read of what they embed) and serialised, then kept. An item whose view is undefined
+   * (gone since its key was read) is left out. `version` undefined: none is kept or used.
    */
   async serialize<I, V>(
     items: readonly I[],
@@ -112,15 +123,16 @@ export class Fragments {
     version: number | undefined,
     views: (items: readonly I[]) => Promise<readonly (V | undefined)[]>,
     serialize: (view: V) => unknown,
-  ): Promise<string[]> {
-    const out: (string | undefined)[] = new Array(items.length);
+  ): Promise<SerializedItem[]> {
+    const out: (SerializedItem | undefined)[] = new Array(items.length);
     const missing: number[] = [];
     for (let i = 0; i < items.length; i++) {
-      const kept = version === undefined ? undefined : this.get(keyOf(items[i]), version);
+      const key = keyOf(items[i]);
+      const kept = version === undefined ? undefined : this.kept(key, version);
       if (kept === undefined) missing.push(i);
-      else out[i] = kept;
+      else out[i] = { json: kept.json, digest: (kept as Fragment).digest ?? digestOf(kept.json) };
     }
-    if (missing.length === 0) return out as string[];
+    if (missing.length === 0) return out as SerializedItem[];
     const made = await views(missing.map((i) => items[i]));
     let gone = false;
     for (let j = 0; j < missing.length; j++) {
@@ -131,18 +143,30 @@ export class Fragments {
         continue;
       }
       const json = JSON.stringify(serialize(view));
-      out[i] = json;
-      if (version !== undefined) this.set(keyOf(items[i]), version, json);
+      const digest = digestOf(json);
+      out[i] = { json, digest };
+      if (version !== undefined) this.set(keyOf(items[i]), version, json, undefined, digest);
     }
-    return gone ? out.filter((json): json is string => json !== undefined) : (out as string[]);
+    return gone ? out.filter((item): item is SerializedItem => item !== undefined) : (out as SerializedItem[]);
   }
 }
 
 /**
  * A body whose first key holds a list of items already serialised: `{"<key>":[<items>],…rest}` — the bytes
- * JSON.stringify gives the object with those items in that key, first.
+ * JSON.stringify gives the object with those items in that key, first — with its ETag made of the items' digests.
  */
-export function withItemsFirst(key: string, items: readonly string[], rest: Readonly<Record<string, unknown>>): RawJson {
+export function withItemsFirst(key: string, items: readonly SerializedItem[], rest: Readonly<Record<string, unknown>>): RawJson {
   const tail = JSON.stringify(rest);
-  return new RawJson(`{${JSON.stringify(key)}:[${items.join(',')}]${tail === '{}' ? '}' : `,${tail.slice(1)}`}`);
+  const head = `{${JSON.stringify(key)}:[`;
+  const end = `]${tail === '{}' ? '}' : `,${tail.slice(1)}`}`;
+  let json = head;
+  for (let i = 0; i < items.length; i++) json += i === 0 ? items[i].json : `,${items[i].json}`;
+  json += end;
+  return new RawJson(
+    json,
+    partsEtag(
+      [head, end],
+      items.map((item) => item.digest),
+    ),
+  );
 }

@@ -5,6 +5,7 @@
  * process, shows at the next list; callers who may read different things never share a fragment.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +64,7 @@ describe('events list from kept fragments', () => {
     assert.equal(other.statusCode, 200);
     assert.equal(other.headers['content-type'], first.headers['content-type']);
     assert.equal(other.body, first.text);
+    assert.equal(other.headers.etag, first.headers.etag, 'the same bytes made afresh: the same ETag');
     statements = 0;
     await t.get(LIST, { query: { per_page: '50', search: 'Concert' } });
     const anotherUrl = statements;
@@ -71,11 +73,18 @@ describe('events list from kept fragments', () => {
   });
 
   it('shows a renamed venue, a trashed organizer and a renamed category at the next list', async () => {
-    await t.get(LIST, { query: QUERY });
+    const before = await t.get(LIST, { query: QUERY });
     assert.equal((await t.post(`/venues/${venueIds[0]}`, { as: 'administrator', json: { venue: 'Grand Hall' } })).status, 200);
-    const afterVenue = await t.get(LIST, { query: QUERY });
+    const afterVenue = await t.get(LIST, { query: QUERY, headers: { 'if-none-match': String(before.headers.etag) } });
+    assert.equal(afterVenue.status, 200, 'the old ETag no longer holds');
+    assert.notEqual(afterVenue.headers.etag, before.headers.etag);
     const venues = afterVenue.body.events.map((e: any) => e.venue.venue);
     assert.deepEqual(venues, ['Grand Hall', 'Hall 1', 'Grand Hall', 'Hall 1', 'Grand Hall', 'Hall 1']);
+    // the list's ETag (made of its kept items' digests) holds while nothing changes
+    assert.equal((await t.get(LIST, { query: QUERY, headers: { 'if-none-match': String(afterVenue.headers.etag) } })).status, 304);
+    // another page of the same events: its own tag (another envelope, other items)
+    const paged = await t.get(LIST, { query: { ...QUERY, per_page: '3' } });
+    assert.notEqual(paged.headers.etag, afterVenue.headers.etag);
 
     assert.equal((await t.del(`/organizers/${organizerId}`, { as: 'administrator' })).status, 200);
     const afterOrganizer = await t.get(LIST, { query: QUERY });
@@ -290,12 +299,23 @@ describe('Fragments (unit)', () => {
     };
     const keyOf = (id: number) => `item ${id}`;
     const out = await f.serialize([1, 2, 3, 4], keyOf, 7, views, (v) => v.name);
-    assert.deepEqual(out, ['"made 1"', '"kept two"', '"made 4"']);
+    assert.deepEqual(
+      out.map((item) => item.json),
+      ['"made 1"', '"kept two"', '"made 4"'],
+    );
+    // each with the digest of its JSON, kept or made (what the list's ETag is made of)
+    assert.deepEqual(
+      out.map((item) => item.digest),
+      out.map((item) => createHash('sha256').update(item.json).digest('base64url')),
+    );
     assert.deepEqual(asked, [[1, 3, 4]], 'only the items not kept, in one call');
     assert.equal(f.get('item 4', 7), '"made 4"', 'made ones are kept at the version');
     assert.equal(f.get('item 3', 7), undefined, 'nothing kept for the one gone');
     asked.length = 0;
-    assert.deepEqual(await f.serialize([1, 2, 4], keyOf, 7, views, (v) => v.name), ['"made 1"', '"kept two"', '"made 4"']);
+    assert.deepEqual(
+      (await f.serialize([1, 2, 4], keyOf, 7, views, (v) => v.name)).map((item) => item.json),
+      ['"made 1"', '"kept two"', '"made 4"'],
+    );
     assert.deepEqual(asked, [], 'all kept: no views made');
   });
 });
