@@ -152,56 +152,73 @@ const hasOwn = (o: object | undefined, k: string) => o !== undefined && Object.h
 /** The name a handler knows an argument by. */
 export const domainName = (wire: string, a: AnyArg): string => a.as ?? wire;
 
+/** A declaration's arguments as [wire name, argument, domain name], listed once per declaration (see resolveArgs). */
+const listed = new WeakMap<Args, readonly (readonly [string, AnyArg, string])[]>();
+function entriesOf(specs: Args): readonly (readonly [string, AnyArg, string])[] {
+  let entries = listed.get(specs);
+  if (entries === undefined) {
+    entries = Object.entries(specs).map(([name, spec]) => [name, spec, domainName(name, spec)] as const);
+    listed.set(specs, entries);
+  }
+  return entries;
+}
+
+const isPromise = (v: unknown): v is Promise<unknown> => typeof (v as Promise<unknown> | undefined)?.then === 'function';
+
 /**
  * Resolves, coerces and checks a route's arguments; throws the original's 400s. The result is keyed by domain
- * name (`as`), typed from the declarations.
+ * name (`as`), typed from the declarations. (Per request on every route: the declaration's entries are listed
+ * once, and a check that answers at once is not awaited — the events list has forty-odd arguments.)
  */
 export async function resolveArgs<A extends Args>(specs: A, sources: ArgSources, services: Services, actor: Actor = ANONYMOUS): Promise<Resolved<A>> {
+  const entries = entriesOf(specs);
   const raw: Record<string, unknown> = {};
-  const missing: string[] = [];
-  for (const [name, spec] of Object.entries(specs)) {
+  let missing: string[] | undefined;
+  const { path, body, query } = sources;
+  for (const [name, spec] of entries) {
     let value: unknown;
-    if (hasOwn(sources.path, name)) value = sources.path[name];
-    else if (sources.body !== undefined && hasOwn(sources.body, name)) value = sources.body[name];
-    else if (hasOwn(sources.query, name)) value = sources.query[name];
+    if (hasOwn(path, name)) value = path[name];
+    else if (body !== undefined && hasOwn(body, name)) value = body[name];
+    else if (hasOwn(query, name)) value = query[name];
     if ((value === undefined || value === null) && spec.default !== undefined) value = spec.default;
-    if (spec.required && (value === undefined || value === null)) missing.push(name);
+    if (spec.required && (value === undefined || value === null)) (missing ??= []).push(name);
     if (value !== undefined) raw[name] = value;
   }
-  if (missing.length > 0) throw errors.missingParams(missing);
+  if (missing !== undefined) throw errors.missingParams(missing);
 
-  const failures: Record<string, ParamFailure> = {};
+  let failures: Record<string, ParamFailure> | undefined;
   const args: Record<string, unknown> = {};
   const out: Record<string, unknown> = {};
-  for (const [name, spec] of Object.entries(specs)) {
+  for (const [name, spec, as] of entries) {
     if (!(name in raw)) continue;
     const value = raw[name];
     if (value === null) {
       // JSON null: "clear this field" for optional arguments (DECISIONS.md)
-      args[name] = out[domainName(name, spec)] = null;
+      args[name] = out[as] = null;
       continue;
     }
     if (hasNul(value)) {
-      failures[name] = { message: `${name} contains a NUL character.` };
+      (failures ??= {})[name] = { message: `${name} contains a NUL character.` };
       continue;
     }
     const coerced = coerce(value, spec.schema, name);
     if (coerced instanceof Invalid) {
-      failures[name] = { message: coerced.message, code: coerced.code };
+      (failures ??= {})[name] = { message: coerced.message, code: coerced.code };
       continue;
     }
     let final = coerced;
     if (spec.check) {
-      const verdict = await spec.check(coerced, { services, actor, args });
+      const answer = spec.check(coerced, { services, actor, args });
+      const verdict = isPromise(answer) ? await answer : answer;
       if (verdict instanceof Invalid) {
-        failures[name] = { message: verdict.message, code: verdict.code };
+        (failures ??= {})[name] = { message: verdict.message, code: verdict.code };
         continue;
       }
       if (verdict instanceof Accepted) final = verdict.value;
     }
-    args[name] = out[domainName(name, spec)] = final;
+    args[name] = out[as] = final;
   }
-  if (Object.keys(failures).length > 0) throw errors.invalidParams(failures);
+  if (failures !== undefined) throw errors.invalidParams(failures);
   return out as Resolved<A>;
 }
 

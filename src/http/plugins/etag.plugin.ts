@@ -35,6 +35,7 @@ export function vary(reply: FastifyReply, name: string): void {
 
 /** What an answer with a validator depends on besides its URL: the caller, and the encoding asked for. */
 const VARY = ['Authorization', 'Cookie', 'Accept-Encoding'];
+const VARY_ALL = VARY.join(', ');
 /** Anonymous answers: any cache may keep them, and must ask again (If-None-Match) before each use. */
 const ANONYMOUS_CACHE_CONTROL = 'public, max-age=0, must-revalidate';
 
@@ -48,7 +49,9 @@ export function registerEtags(app: FastifyInstance): void {
       reply.header('ETag', etag);
     }
     if (etag === undefined) return payload;
-    for (const name of VARY) vary(reply, name);
+    // (most answers have no Vary yet: the three names at once)
+    if (reply.hasHeader('vary')) for (const name of VARY) vary(reply, name);
+    else reply.header('Vary', VARY_ALL);
     if (request.actor?.kind !== 'user' && reply.getHeader('cache-control') === undefined) reply.header('Cache-Control', ANONYMOUS_CACHE_CONTROL);
     if (reply.statusCode === 200 && notModified(request.headers, String(etag), reply.getHeader('last-modified'))) {
       // (the response cache keeps the answer it stands for: pollers with a current copy fill it too)
