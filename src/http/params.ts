@@ -37,6 +37,8 @@ export interface ArgContext {
   readonly actor: Actor;
   /** Arguments resolved so far (declaration order, wire names), for checks that depend on another argument. */
   readonly args: Readonly<Record<string, unknown>>;
+  /** The data version the request reads under (route.ts requestVersion), for checks that keep what they read by it. */
+  readonly dataVersion?: () => Promise<number>;
 }
 
 export type ArgCheck<V = unknown> = (value: V, ctx: ArgContext) => CheckResult<unknown> | Promise<CheckResult<unknown>>;
@@ -170,10 +172,16 @@ const isPromise = (v: unknown): v is Promise<unknown> => typeof (v as Promise<un
  * name (`as`), typed from the declarations. (Per request on every route: the declaration's entries are listed
  * once, and a check that answers at once is not awaited — the events list has forty-odd arguments.)
  */
-export async function resolveArgs<A extends Args>(specs: A, sources: ArgSources, services: Services, actor: Actor = ANONYMOUS): Promise<Resolved<A>> {
+export async function resolveArgs<A extends Args>(
+  specs: A,
+  sources: ArgSources,
+  services: Services,
+  actor: Actor = ANONYMOUS,
+  dataVersion?: () => Promise<number>,
+): Promise<Resolved<A>> {
   const entries = entriesOf(specs);
   const raw: Record<string, unknown> = {};
-  let missing: string[] | undefined;
+  const missing: string[] = [];
   const { path, body, query } = sources;
   for (const [name, spec] of entries) {
     let value: unknown;
@@ -181,12 +189,13 @@ export async function resolveArgs<A extends Args>(specs: A, sources: ArgSources,
     else if (body !== undefined && hasOwn(body, name)) value = body[name];
     else if (hasOwn(query, name)) value = query[name];
     if ((value === undefined || value === null) && spec.default !== undefined) value = spec.default;
-    if (spec.required && (value === undefined || value === null)) (missing ??= []).push(name);
+    if (spec.required && (value === undefined || value === null)) missing.push(name);
     if (value !== undefined) raw[name] = value;
   }
-  if (missing !== undefined) throw errors.missingParams(missing);
+  if (missing.length > 0) throw errors.missingParams(missing);
 
-  let failures: Record<string, ParamFailure> | undefined;
+  const failures: Record<string, ParamFailure> = {};
+  let failed = false;
   const args: Record<string, unknown> = {};
   const out: Record<string, unknown> = {};
   for (const [name, spec, as] of entries) {
@@ -198,27 +207,30 @@ export async function resolveArgs<A extends Args>(specs: A, sources: ArgSources,
       continue;
     }
     if (hasNul(value)) {
-      (failures ??= {})[name] = { message: `${name} contains a NUL character.` };
+      failures[name] = { message: `${name} contains a NUL character.` };
+      failed = true;
       continue;
     }
     const coerced = coerce(value, spec.schema, name);
     if (coerced instanceof Invalid) {
-      (failures ??= {})[name] = { message: coerced.message, code: coerced.code };
+      failures[name] = { message: coerced.message, code: coerced.code };
+      failed = true;
       continue;
     }
     let final = coerced;
     if (spec.check) {
-      const answer = spec.check(coerced, { services, actor, args });
+      const answer = spec.check(coerced, { services, actor, args, dataVersion });
       const verdict = isPromise(answer) ? await answer : answer;
       if (verdict instanceof Invalid) {
-        (failures ??= {})[name] = { message: verdict.message, code: verdict.code };
+        failures[name] = { message: verdict.message, code: verdict.code };
+        failed = true;
         continue;
       }
       if (verdict instanceof Accepted) final = verdict.value;
     }
     args[name] = out[as] = final;
   }
-  if (failures !== undefined) throw errors.invalidParams(failures);
+  if (failed) throw errors.invalidParams(failures);
   return out as Resolved<A>;
 }
 

@@ -15,6 +15,24 @@ import { Fragments, RawJson } from './fragments.js';
 import { type Args, type Resolved, resolveArgs } from './params.js';
 import { NAMESPACE, type Urls } from './urls.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The data version read for this request when neither the response cache nor the credentials' check had (requestVersion). */
+    versionRead?: Promise<number>;
+  }
+}
+
+/**
+ * The data version a request's kept answers are checked against: the one the response cache or the check of a
+ * caller's credentials read (before anything else), else one read now, once per request — what the arguments'
+ * checks (a category filter's tree) and the route (kept fragments) share.
+ */
+export function requestVersion(request: FastifyRequest, services: Services): Promise<number> {
+  if (request.cacheVersion !== undefined) return Promise.resolve(request.cacheVersion);
+  request.versionRead ??= services.dataVersion();
+  return request.versionRead;
+}
+
 /** The Content-Type of a JSON answer (WordPress' spelling; app.ts writes it on every JSON answer). */
 const JSON_TYPE = 'application/json; charset=UTF-8';
 
@@ -182,11 +200,13 @@ export class RouteRegistry {
           const conditional = spec.item !== undefined && method !== 'GET';
           const conditions = conditional ? writeConditions(request.headers) : undefined;
           const itemContext: ItemContext = { actor, services, urls, params };
-          const args = await resolveArgs(spec.args, { path: params, body, query }, services, actor).catch(async (error: unknown) => {
-            // a path that names no item (an unknown id or slug is an invalid argument) fails If-Match (RFC 9110 §13.1.1)
-            if (conditions?.ifMatch !== undefined && (await spec.item?.(itemContext)) === undefined) throw errors.preconditionFailed();
-            throw error;
-          });
+          const args = await resolveArgs(spec.args, { path: params, body, query }, services, actor, () => requestVersion(request, services)).catch(
+            async (error: unknown) => {
+              // a path that names no item (an unknown id or slug is an invalid argument) fails If-Match (RFC 9110 §13.1.1)
+              if (conditions?.ifMatch !== undefined && (await spec.item?.(itemContext)) === undefined) throw errors.preconditionFailed();
+              throw error;
+            },
+          );
           if (spec.permission && !spec.permission(actor, args)) throw errors.forbidden(isAuthenticated(actor));
           const ifVersion = conditional && (conditions || options.requireIfMatch) ? await precondition(spec, conditions, itemContext) : undefined;
           const sent = { ...query, ...body };

@@ -211,6 +211,36 @@ describe('events list: filters', () => {
     assert.equal(await total({ search: '%' }), 0);
   });
 
+  it("follows the taxonomy's changes at once: a new child category, a changed slug, a moved child (the tree kept per data version)", async () => {
+    // (its own app without the response cache: what answers here is the route and the kept tree)
+    const u = await createTestApp({ CACHE_MB: '0' });
+    try {
+      const festival = await makeCategory(u, { name: 'Festival' });
+      await makeEvent(u, { title: 'Opening', categories: [festival.id], start_date: '+3 days', end_date: '+3 days 1 hour' });
+      assert.deepEqual(titles(await u.get('/events', { query: { categories: 'festival' } })), ['Opening']);
+      // a child made now, with an event: the parent's filter takes it at the next list
+      const stage = await makeCategory(u, { name: 'Stage', slug: 'stage-one', parent: festival.id });
+      await makeEvent(u, { title: 'On stage', categories: [stage.id], start_date: '+4 days', end_date: '+4 days 1 hour' });
+      assert.deepEqual(titles(await u.get('/events', { query: { categories: 'festival' } })), ['Opening', 'On stage']);
+      // a slug changed: the new one filters; the old one is now only the category's name, which passes but does
+      // not filter (as in the original); another old slug, no longer anything, is a 400
+      assert.equal((await u.post(`/categories/${festival.id}`, { as: 'administrator', json: { slug: 'fest' } })).status, 200);
+      assert.deepEqual(titles(await u.get('/events', { query: { categories: 'fest' } })), ['Opening', 'On stage']);
+      const old = await u.get('/events', { query: { categories: 'festival' } });
+      assert.equal(old.status, 200);
+      assert.equal(old.body.total, 0);
+      assert.deepEqual(titles(await u.get('/events', { query: { categories: 'stage-one' } })), ['On stage']);
+      assert.equal((await u.post(`/categories/${stage.id}`, { as: 'administrator', json: { slug: 'main-stage' } })).status, 200);
+      assert.equal((await u.get('/events', { query: { categories: 'stage-one' } })).status, 400);
+      assert.deepEqual(titles(await u.get('/events', { query: { categories: 'main-stage' } })), ['On stage']);
+      // the child moved to the top: no longer under its old parent
+      assert.equal((await u.post(`/categories/${stage.id}`, { as: 'administrator', json: { parent: 0 } })).status, 200);
+      assert.deepEqual(titles(await u.get('/events', { query: { categories: 'fest' } })), ['Opening']);
+    } finally {
+      await u.close();
+    }
+  });
+
   it('filters by categories (children included), tags, both (AND), by id or slug', async () => {
     assert.deepEqual(titles(await t.get('/events', { query: { categories: 'music' } })), ['Jazz night', 'Music day']);
     assert.deepEqual(titles(await t.get('/events', { query: { categories: 'jazz' } })), ['Jazz night']);

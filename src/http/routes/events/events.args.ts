@@ -207,8 +207,8 @@ const termFilter = (which: 'categories' | 'tags') =>
     }),
     {
       carry: 'raw',
-      check: async (entries: string[], { services }: ArgContext) => {
-        const ids = await services[which].resolveFilter(entries);
+      check: async (entries: string[], { services, dataVersion }: ArgContext) => {
+        const ids = await services[which].resolveFilter(entries, await dataVersion?.());
         return ids === undefined ? invalid() : accept(ids);
       },
     },

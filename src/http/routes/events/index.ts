@@ -12,7 +12,7 @@ import { type CollectionOptions, collection, type ListPage } from '../../collect
 import { httpDate, jsonEtag, latestMs, strongEtag } from '../../conditional.js';
 import { RawJson } from '../../fragments.js';
 import { type ArgContext, arg, invalid } from '../../params.js';
-import { type ItemContext, type ItemState, type RouteContext, type RouteSpec, route, UPDATE_METHODS } from '../../route.js';
+import { type ItemContext, type ItemState, type RouteContext, type RouteSpec, requestVersion, route, UPDATE_METHODS } from '../../route.js';
 import { isSync, syncList, withRemoved } from '../../sync.js';
 import type { Urls } from '../../urls.js';
 import { eventCreateArgs, eventListArgs, eventUpdateArgs, occurrenceListArgs } from './events.args.js';
@@ -140,7 +140,7 @@ const viewPage = (ctx: PageContext, result: EventPage, path: string) =>
  * The data version kept JSON is checked against, read before the records it stands for (the response cache or
  * the check of a caller's credentials may have read it already, before anything else).
  */
-const keptVersion = (ctx: RouteContext) => ctx.request.cacheVersion ?? ctx.services.dataVersion();
+const keptVersion = (ctx: RouteContext) => requestVersion(ctx.request, ctx.services);
 
 /**
  * `GET /events` assembled from the events' JSON kept per kind of caller (http/fragments.ts): the page as its
