@@ -92,15 +92,32 @@ describe('response cache', () => {
   it('evicts by size and expires by time', () => {
     const cache = new ResponseCache(8192);
     const entry = (n: number) => ({ version: 1, expires: 2000, status: 200, headers: {}, body: Buffer.alloc(n) });
-    cache.set('a', entry(300));
-    cache.set('b', entry(300));
+    cache.set('a', entry(300), 1000);
+    cache.set('b', entry(300), 1000);
     assert.ok(cache.get('a', 1, 1000));
     assert.equal(cache.get('a', 2, 1000), undefined, 'another version');
-    cache.set('c', entry(300));
+    cache.set('c', entry(300), 1000);
     assert.equal(cache.get('c', 1, 3000), undefined, 'expired');
-    for (let i = 0; i < 20; i++) cache.set(`k${i}`, entry(300));
+    for (let i = 0; i < 20; i++) cache.set(`k${i}`, entry(300), 1000);
     assert.equal(cache.get('b', 1, 1000), undefined, 'the oldest went first');
     assert.ok(cache.get('k19', 1, 1000));
+  });
+
+  it('lets go of the oldest entries that can no longer answer when it keeps another, full or not', () => {
+    const cache = new ResponseCache(1 << 20);
+    const entry = (version: number, expires: number) => ({ version, expires, status: 200, headers: {}, body: Buffer.alloc(1000) });
+    cache.set('a', entry(1, 2000), 1000);
+    cache.set('b', entry(1, 2500), 1000);
+    cache.set('c', entry(1, 4000), 1000);
+    assert.equal(cache.stats().entries, 3);
+    // at 2200 'a' has expired (nothing asked for it): it goes when another entry is kept; 'b' and 'c' stay
+    cache.set('d', entry(1, 3200), 2200);
+    assert.deepEqual(cache.stats(), { entries: 3, bytes: 3 * (1000 + 256) });
+    assert.ok(cache.get('b', 1, 2200) && cache.get('c', 1, 2200));
+    // a write moved the data version: the entries made before it go, from the oldest on
+    cache.set('e', entry(2, 3500), 2300);
+    assert.deepEqual(cache.stats(), { entries: 1, bytes: 1000 + 256 });
+    assert.ok(cache.get('e', 2, 2300));
   });
 });
 
