@@ -64,8 +64,10 @@ interface TextFacts {
 }
 
 const textFacts = new Map<string, TextFacts>();
-/** The statement readTogether sends for a combination of texts (see there). */
+/** The statement readTogether sends for a combination of texts (see there), with their parameters' counts. */
 const togetherTexts = new Map<string, string>();
+/** Combinations remembered at most (each holds its texts twice: a few kB; lists by many ids' counts make new ones). */
+const MAX_TOGETHER_TEXTS = 500;
 /** Texts remembered at most (one-off texts, such as bulk inserts of a given size, start it afresh when full). */
 const MAX_TEXT_FACTS = 4000;
 
@@ -635,7 +637,7 @@ export class PostgresDialect implements Dialect {
     for (const query of queries) parameters.push(...query.parameters);
     // (the texts are few — a list's count and page, per filter — and renumbering one took ~1.5 % of an uncached
     // list's time: each combination is written once)
-    const key = queries.map((q) => q.sql).join('\u0000');
+    const key = queries.map((q) => `${q.parameters.length}:${q.sql}`).join('\u0000');
     let text = togetherTexts.get(key);
     if (text === undefined) {
       let offset = 0;
@@ -645,7 +647,7 @@ export class PostgresDialect implements Dialect {
         return `(select coalesce(json_agg(r${i}), '[]'::json) from (${renumbered}) r${i}) as p${i}`;
       });
       text = `select ${columns.join(', ')}`;
-      if (togetherTexts.size >= MAX_TEXT_FACTS) togetherTexts.clear();
+      if (togetherTexts.size >= MAX_TOGETHER_TEXTS) togetherTexts.clear();
       togetherTexts.set(key, text);
     }
     const { rows } = await db.executeQuery<Record<string, Row[]>>(CompiledQuery.raw(text, parameters));
