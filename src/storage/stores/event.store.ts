@@ -776,14 +776,12 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     const window = windowOf(filter);
     const byDays = countableByDays(window);
     const askable = byDays !== undefined && groups.length > 0 && groups.every((g) => g.length > 0);
-    // the group with fewest links, each counted up to `cap` + 1, in one statement (on SQLite `? + 0`: a bound
-    // LIMIT of its own has the statement prepared again on every run, see SqliteCompiler)
-    const bound = postgres ? '?' : '? + 0';
+    // the group with fewest links, each counted up to `cap` + 1, in one statement
     const links = (cap: number) =>
       statementFor<{ n: number }>(
         this.dialect,
         `select min(n) as n from (${groups
-          .map((_, i) => `select count(*) as n from (select 1 from term_relationships where term_id in :ids limit ${bound}) as g${i}`)
+          .map((_, i) => `select count(*) as n from (select 1 from term_relationships where term_id in :ids limit ?) as g${i}`)
           .join(' union all ')}) as groups`,
       ).compile(groups.flatMap((g) => [idList(this.dialect, g), cap + 1]));
     if (!postgres) {

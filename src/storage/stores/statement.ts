@@ -7,8 +7,9 @@ import type { Dialect } from '../dialects/dialect.js';
  * databases read the same, with `?` placeholders, and handed to the driver as it is, without building a query
  * tree per call (the query builder cost more than SQLite spent running these); SQLite reuses its prepared statement
  * for the same text (SqliteDialect's statement cache). `lower(` becomes the dialect's Unicode-aware lower-casing
- * (`LOWER(`, in capitals, stays the database's own, which indexes hold: see name-match.ts), and `in :ids` a list
- * of ids (`idList`): one JSON parameter on SQLite, one parameter per id on PostgreSQL.
+ * (`LOWER(`, in capitals, stays the database's own, which indexes hold: see name-match.ts), `in :ids` a list
+ * of ids (`idList`): one JSON parameter on SQLite, one parameter per id on PostgreSQL, and on SQLite `limit ?`
+ * the `limit ? + 0` it plans once.
  */
 export class Statement<Row = unknown> {
   readonly text: string;
@@ -18,8 +19,9 @@ export class Statement<Row = unknown> {
   constructor(dialect: Dialect, text: string) {
     const lowered = text.replace(/\blower\(/g, `${dialect.lowerFunction}(`);
     if (dialect.name !== 'postgres') {
-      // a list of ids as one parameter (idList): one text whatever their number
-      this.text = lowered.replace(/\bin :ids\b/g, 'in (select value from json_each(?))');
+      // a list of ids as one parameter (idList): one text whatever their number; a bound LIMIT as `? + 0`, which
+      // SQLite does not plan with (a plain `limit ?` has the statement prepared again at every run: SqliteCompiler)
+      this.text = lowered.replace(/\bin :ids\b/g, 'in (select value from json_each(?))').replace(/\blimit \?/g, 'limit ? + 0');
       return;
     }
     let n = 0;

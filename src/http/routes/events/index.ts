@@ -73,7 +73,7 @@ function read(view: EventView, urls: Urls) {
 async function readKept(ctx: RouteContext, id: number) {
   const { fragments, services, actor } = ctx;
   if (!fragments.enabled) return read(await services.events.get(actor, id), ctx.urls);
-  const version = await keptVersion(ctx);
+  const version = await requestVersion(ctx.request, ctx.services);
   const key = `event ${id} single ${listVisibility(actor).key}`;
   // A current fragment is the answer: it was made at this data version for a caller of this key, so the event
   // then existed and such a caller could read it, and every write since would have moved the version on (the
@@ -137,12 +137,6 @@ const viewPage = (ctx: PageContext, result: EventPage, path: string) =>
   eventPage(ctx, result, path, { serialize: (view: EventView) => serializeEvent(view, ctx.urls) });
 
 /**
- * The data version kept JSON is checked against, read before the records it stands for (the response cache or
- * the check of a caller's credentials may have read it already, before anything else).
- */
-const keptVersion = (ctx: RouteContext) => requestVersion(ctx.request, ctx.services);
-
-/**
  * `GET /events` assembled from the events' JSON kept per kind of caller (http/fragments.ts): the page as its
  * events' ids, then only the events without a current fragment have their records read (an event gone since is
  * left out), with their venue, organizers, terms and images, and are serialised. The data version is read before
@@ -151,7 +145,7 @@ const keptVersion = (ctx: RouteContext) => requestVersion(ctx.request, ctx.servi
  */
 async function listedEvents(ctx: PageContext, query: EventListQuery, path: string) {
   const { fragments, services, actor } = ctx;
-  const version = fragments.enabled ? await keptVersion(ctx) : undefined;
+  const version = fragments.enabled ? await requestVersion(ctx.request, ctx.services) : undefined;
   const page = await services.events.listIds(actor, query);
   const who = listVisibility(actor).key;
   const serialized = await fragments.serialize(
