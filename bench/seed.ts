@@ -8,6 +8,7 @@
 import { UserService } from '../src/domain/users/user.service.js';
 import { VERSIONED_TABLES } from '../src/storage/migrations/0001-initial.migration.js';
 import { rebuildDayCounts } from '../src/storage/migrations/0023-plain-occurrences.migration.js';
+import { rebuildEventTerms } from '../src/storage/migrations/0028-event-terms.migration.js';
 import type { Storage } from '../src/storage/storage.js';
 import { rng, SEARCH_WORDS } from './traffic.js';
 
@@ -58,11 +59,12 @@ async function chunks<T>(items: T[], size: number, fn: (chunk: T[]) => Promise<v
 
 export async function seed(storage: Storage, options: SeedOptions): Promise<Seeded> {
   const started = Date.now();
-  // a bulk load: no per-row triggers (the version moves once at the end, the day counts are counted at the
-  // end), a big page cache
+  // a bulk load: no per-row triggers (the version moves once at the end, the day counts and the events' terms
+  // are counted at the end), a big page cache
   await storage.dialect.beginBulkLoad();
   await storage.dialect.dropVersionTriggers(storage.db, VERSIONED_TABLES);
   await storage.dialect.dropDayCountTriggers(storage.db);
+  await storage.dialect.dropEventTermTriggers(storage.db);
   const random = rng(options.seed ?? 42);
   const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)];
   const db = storage.db;
@@ -254,6 +256,8 @@ export async function seed(storage: Storage, options: SeedOptions): Promise<Seed
   for (const [id, count] of counts) await storage.db.updateTable('terms').set({ count }).where('id', '=', id).execute();
   await rebuildDayCounts(storage.db);
   await storage.dialect.createDayCountTriggers(storage.db);
+  await rebuildEventTerms(storage.db);
+  await storage.dialect.createEventTermTriggers(storage.db);
   await storage.dialect.createVersionTriggers(storage.db, VERSIONED_TABLES);
   await storage.db
     .updateTable('data_version')

@@ -232,6 +232,8 @@ export interface Database {
   data_version: DataVersionTable;
   event_day_counts: EventDayCountsTable;
   event_month_counts: EventMonthCountsTable;
+  term_ancestors: TermAncestorsTable;
+  event_terms: EventTermsTable;
   event_series: EventSeriesTable;
   occurrences: OccurrencesTable;
   import_jobs: ImportJobsTable;
@@ -412,6 +414,22 @@ export interface EventMonthCountsTable {
   start_month: string;
   end_month: string;
   n: number;
+}
+
+/** Each term and its ancestor categories, itself included (kept by triggers; see migration 0028). */
+export interface TermAncestorsTable {
+  term_id: number;
+  ancestor_id: number;
+}
+
+/** An event filed under a term: linked to it or to a descendant, its own links or its series' (kept by triggers; see migration 0028). */
+export interface EventTermsTable {
+  term_id: number;
+  post_id: number;
+  status: string;
+  hidden: number;
+  start_date: string;
+  end_date: string;
 }
 
 export type UserRow = Selectable<UsersTable>;

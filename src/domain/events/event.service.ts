@@ -258,6 +258,21 @@ export class EventService {
     return ids.map((id) => views.get(id));
   }
 
+  /** Each term group's root (EventListFilter.termRoots), when every group has one. */
+  private async termRoots(q: EventListQuery): Promise<number[] | undefined> {
+    const roots: number[] = [];
+    for (const [group, service] of [
+      [q.categories, this.categories],
+      [q.tags, this.tags],
+    ] as const) {
+      if (!Array.isArray(group)) continue;
+      const root = await service.rootOf(group);
+      if (root === undefined) return undefined;
+      roots.push(root);
+    }
+    return roots.length > 0 ? roots : undefined;
+  }
+
   private async listing<R extends { readonly total: number }>(
     actor: Actor,
     q: EventListQuery,
@@ -278,6 +293,7 @@ export class EventService {
     const hasGeo = q.hasGeoloc ?? q.geoloc ?? undefined;
     const statuses = statusFilter(q.statuses);
     const termGroups = [q.categories, q.tags].filter((g): g is readonly number[] => Array.isArray(g));
+    const termRoots = await this.termRoots(q);
     const perPage = q.perPage;
     await this.reach(window.endLte ?? window.startLt, nowMs);
     const found = await read(
@@ -293,6 +309,7 @@ export class EventService {
         ...plainFilters(q),
         search: q.search ? parseSearch(q.search) : undefined,
         termGroups,
+        termRoots,
         hasGeo,
         near: lat !== undefined && lng !== undefined ? { lat, lng, km: q.geolocDistance } : undefined,
         orderByDate: include !== undefined,

@@ -82,6 +82,35 @@ export class TermService {
     return fresh;
   }
 
+  /**
+   * The term whose subtree is exactly `ids` (a resolved filter group), or undefined: a tag alone; for categories
+   * the one entry the rest descend from, when every category under it is in the group (what resolveFilter makes
+   * of a category and its children). From the tree last kept (the filter's own, resolved in the same request),
+   * else read.
+   */
+  async rootOf(ids: readonly number[]): Promise<number | undefined> {
+    if (!this.info.hierarchical) return ids.length === 1 ? ids[0] : undefined;
+    if (ids.length === 0) return undefined;
+    const tree = this.keptTree?.tree ?? (await this.treeAt(undefined)).tree;
+    const group = new Set(ids);
+    const roots = ids.filter((id) => !group.has(tree.get(id)?.parentId ?? 0));
+    if (roots.length !== 1) return undefined;
+    // every term of the tree under the root is in the group, and the group holds nothing else
+    let under = 0;
+    for (const id of tree.keys()) {
+      let at: number | undefined = id;
+      for (let depth = 0; at !== undefined && at !== 0 && depth <= tree.size; depth++) {
+        if (at === roots[0]) {
+          if (!group.has(id)) return undefined;
+          under++;
+          break;
+        }
+        at = tree.get(at)?.parentId;
+      }
+    }
+    return under === group.size ? roots[0] : undefined;
+  }
+
   /** Exists checks for the route layer's validators. */
   async exists(id: number): Promise<boolean> {
     return (await this.storage.terms.existingIds(this.info.taxonomy, [id])).size === 1;

@@ -135,6 +135,9 @@ export interface Dialect {
   dropDayCountTriggers(db: Kysely<any>): Promise<void>;
   /** Triggers on `occurrences` that count plain occurrences in `event_day_counts` (see migration 0023). */
   createOccurrenceDayCountTriggers(db: Kysely<any>): Promise<void>;
+  /** Triggers on `terms`, `term_relationships` and `events` that keep `term_ancestors` and `event_terms` (see migration 0028). */
+  createEventTermTriggers(db: Kysely<any>): Promise<void>;
+  dropEventTermTriggers(db: Kysely<any>): Promise<void>;
   /** Triggers on `event_day_counts` that keep `event_month_counts` (see migration 0026). */
   createMonthCountTriggers(db: Kysely<any>): Promise<void>;
   /** Removes them again (bulk loads, which bump the version once at the end instead). */

@@ -24,6 +24,7 @@ import {
   StorageError,
   type Versions,
 } from './dialect.js';
+import { addAncestors, addEventTerms, eventsUnderTerm, moveAncestors, refillEventTerms } from './event-terms-sql.js';
 
 // count(*) and bigint ids come back as strings by default; every integer we store fits in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -525,6 +526,88 @@ export class PostgresDialect implements Dialect {
        execute function fold_month_counts()`,
     ];
     for (const statement of statements) await sql.raw(statement).execute(db);
+  }
+
+  /**
+   * `event_terms` and `term_ancestors` (migration 0028): inserts and deletes of events and links per statement (a
+   * series' ~1,800 occurrences are one insert; an event's links one too), an event's update per row when a column
+   * the rows hold changed, terms per row.
+   */
+  async createEventTermTriggers(db: Kysely<any>): Promise<void> {
+    const refile = (ids: string) => `perform refill_event_terms(array(${ids}));`;
+    const functions: Record<string, string> = {
+      refill_event_terms: `create or replace function refill_event_terms(ids integer[]) returns void language plpgsql as $$
+        begin ${refillEventTerms((c) => `${c} = any(ids)`)} end $$`,
+      keep_term_ancestors: `create or replace function keep_term_ancestors() returns trigger language plpgsql as $$
+        begin
+          if tg_op = 'INSERT' then ${addAncestors('new.id', 'new.parent_id', 'new.taxonomy')}
+          elsif tg_op = 'UPDATE' then
+            ${moveAncestors('new.id', 'new.parent_id', 'new.taxonomy')}
+            ${refile(eventsUnderTerm('new.id'))}
+          else
+            delete from term_ancestors where term_id = old.id or ancestor_id = old.id;
+            delete from event_terms where term_id = old.id;
+          end if;
+          return null;
+        end $$`,
+      add_link_event_terms: `create or replace function add_link_event_terms() returns trigger language plpgsql as $$
+        begin
+          ${addEventTerms('e.post_id in (select post_id from new_rows)', 'e.series_id in (select post_id from new_rows)')}
+          return null;
+        end $$`,
+      remove_link_event_terms: `create or replace function remove_link_event_terms() returns trigger language plpgsql as $$
+        begin
+          ${refile(`select post_id from events where post_id in (select post_id from old_rows)
+            union all select post_id from events where series_id in (select post_id from old_rows) and shared_terms = 1`)}
+          return null;
+        end $$`,
+      add_event_event_terms: `create or replace function add_event_event_terms() returns trigger language plpgsql as $$
+        begin
+          ${addEventTerms('e.post_id in (select post_id from new_rows)', 'e.post_id in (select post_id from new_rows)')}
+          return null;
+        end $$`,
+      remove_event_event_terms: `create or replace function remove_event_event_terms() returns trigger language plpgsql as $$
+        begin delete from event_terms where post_id in (select post_id from old_rows); return null; end $$`,
+      keep_event_event_terms: `create or replace function keep_event_event_terms() returns trigger language plpgsql as $$
+        begin
+          if (old.kind, old.shared_terms, old.series_id) is distinct from (new.kind, new.shared_terms, new.series_id) then
+            ${refile('select new.post_id')}
+          else
+            update event_terms set status = new.status, hidden = new.hide_from_listings, start_date = new.start_date, end_date = new.end_date
+            where post_id = new.post_id;
+          end if;
+          return null;
+        end $$`,
+    };
+    for (const statement of Object.values(functions)) await sql.raw(statement).execute(db);
+    const moved = ['status', 'hide_from_listings', 'start_date', 'end_date', 'kind', 'shared_terms', 'series_id'];
+    const triggers = [
+      'create trigger terms_ancestors after insert or delete on terms for each row execute function keep_term_ancestors()',
+      `create trigger terms_move_ancestors after update of parent_id on terms for each row
+       when (old.parent_id is distinct from new.parent_id) execute function keep_term_ancestors()`,
+      `create trigger term_relationships_add_event_terms after insert on term_relationships referencing new table as new_rows
+       for each statement execute function add_link_event_terms()`,
+      `create trigger term_relationships_remove_event_terms after delete on term_relationships referencing old table as old_rows
+       for each statement execute function remove_link_event_terms()`,
+      `create trigger events_add_event_terms after insert on events referencing new table as new_rows
+       for each statement execute function add_event_event_terms()`,
+      `create trigger events_remove_event_terms after delete on events referencing old table as old_rows
+       for each statement execute function remove_event_event_terms()`,
+      `create trigger events_keep_event_terms after update of ${moved.join(', ')} on events for each row
+       when (${moved.map((c) => `old.${c} is distinct from new.${c}`).join(' or ')}) execute function keep_event_event_terms()`,
+    ];
+    for (const statement of triggers) await sql.raw(statement).execute(db);
+  }
+
+  async dropEventTermTriggers(db: Kysely<any>): Promise<void> {
+    const triggers = {
+      terms: ['terms_ancestors', 'terms_move_ancestors'],
+      term_relationships: ['term_relationships_add_event_terms', 'term_relationships_remove_event_terms'],
+      events: ['events_add_event_terms', 'events_remove_event_terms', 'events_keep_event_terms'],
+    };
+    for (const [table, names] of Object.entries(triggers)) {
+      for (const name of names) await sql.raw(`drop trigger if exists ${name} on ${table}`).execute(db);
+    }
   }
 
   async dropDayCountTriggers(db: Kysely<any>): Promise<void> {

@@ -35,6 +35,7 @@ import {
   StorageError,
   type Versions,
 } from './dialect.js';
+import { addAncestors, addEventTerms, eventsLinkedThrough, eventsUnderTerm, moveAncestors, refillEventTerms } from './event-terms-sql.js';
 import type { CheckpointerData } from './sqlite-checkpointer.js';
 import { registerFunctions } from './sqlite-functions.js';
 import type { ReadAnswer, ReaderData, ReadTask } from './sqlite-reader.js';
@@ -55,6 +56,28 @@ export interface SqliteOptions {
    */
   readThreads?: number;
 }
+
+/** The triggers that keep `event_terms` (migration 0028): row triggers, each the statements of event-terms-sql.ts on its row. */
+const EVENT_TERM_TRIGGERS: Readonly<Record<string, string>> = {
+  terms_insert_ancestors: `after insert on terms begin ${addAncestors('new.id', 'new.parent_id', 'new.taxonomy')} end`,
+  terms_move_ancestors: `after update of parent_id on terms when old.parent_id is not new.parent_id begin
+    ${moveAncestors('new.id', 'new.parent_id', 'new.taxonomy')}
+    ${refillEventTerms((c) => `${c} in (${eventsUnderTerm('new.id')})`)} end`,
+  terms_delete_ancestors: `after delete on terms begin
+    delete from term_ancestors where term_id = old.id or ancestor_id = old.id;
+    delete from event_terms where term_id = old.id; end`,
+  term_relationships_insert_event_terms: `after insert on term_relationships begin
+    ${addEventTerms('e.post_id = new.post_id', 'e.series_id = new.post_id', 'r.term_id = new.term_id')} end`,
+  term_relationships_delete_event_terms: `after delete on term_relationships begin
+    ${refillEventTerms((c) => `${c} in (${eventsLinkedThrough('old.post_id')})`)} end`,
+  events_insert_event_terms: `after insert on events begin ${addEventTerms('e.post_id = new.post_id', 'e.post_id = new.post_id')} end`,
+  events_update_event_terms: `after update of status, hide_from_listings, start_date, end_date on events begin
+    update event_terms set status = new.status, hidden = new.hide_from_listings, start_date = new.start_date, end_date = new.end_date
+    where post_id = new.post_id; end`,
+  events_refile_event_terms: `after update of kind, shared_terms, series_id on events begin
+    ${refillEventTerms((c) => `${c} = new.post_id`)} end`,
+  events_delete_event_terms: 'after delete on events begin delete from event_terms where post_id = old.post_id; end',
+};
 
 /** One thread per core the event loop leaves, at least one, at most four. */
 export const DEFAULT_READ_THREADS = Math.max(1, Math.min(4, availableParallelism() - 1));
@@ -597,6 +620,14 @@ export class SqliteDialect implements Dialect {
 
   async dropDayCountTriggers(db: Kysely<any>): Promise<void> {
     for (const op of ['insert', 'delete', 'update']) await sql.raw(`drop trigger if exists events_${op}_day_count`).execute(db);
+  }
+
+  async createEventTermTriggers(db: Kysely<any>): Promise<void> {
+    for (const [name, body] of Object.entries(EVENT_TERM_TRIGGERS)) await sql.raw(`create trigger ${name} ${body}`).execute(db);
+  }
+
+  async dropEventTermTriggers(db: Kysely<any>): Promise<void> {
+    for (const name of Object.keys(EVENT_TERM_TRIGGERS)) await sql.raw(`drop trigger if exists ${name}`).execute(db);
   }
 
   async dropVersionTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void> {

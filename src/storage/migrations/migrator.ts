@@ -31,6 +31,7 @@ import { dayCountsFillfactor } from './0024-day-counts-fillfactor.migration.js';
 import { sqliteDayCountsClustered } from './0025-sqlite-day-counts-clustered.migration.js';
 import { monthCounts } from './0026-month-counts.migration.js';
 import { sqliteDayCountsByEndCovering } from './0027-sqlite-day-counts-by-end-covering.migration.js';
+import { eventTerms } from './0028-event-terms.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -65,6 +66,7 @@ export const MIGRATIONS: readonly Migration[] = [
   sqliteDayCountsClustered,
   monthCounts,
   sqliteDayCountsByEndCovering,
+  eventTerms,
 ];
 
 /** Applies the pending migrations; returns the names applied. */

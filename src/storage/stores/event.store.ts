@@ -214,7 +214,7 @@ const needsPostRow = (f: EventListFilter, textApart = false) =>
   f.modifiedBefore !== undefined;
 
 /** A filter's window and the rest, without its terms and text (what the per-day counts may count of it). */
-const windowOf = (f: EventListFilter): EventListFilter => ({ ...f, termGroups: undefined, search: undefined });
+const windowOf = (f: EventListFilter): EventListFilter => ({ ...f, termGroups: undefined, termRoots: undefined, search: undefined });
 
 /** Whether a filter names terms or text: its count and page look up every candidate (see EventStore.read). */
 const byTermsOrText = (f: EventListFilter) => (f.termGroups?.length ?? 0) > 0 || f.search !== undefined;
@@ -633,7 +633,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       if (asksOfSeries(f) && this.dialect.name !== 'postgres') c.push(eb('events.series_id', 'in', this.seriesWith(f)));
       return eb.and(c);
     }
-    c.push(...this.attributeConditions(eb, f, carriers, inOrder, byId));
+    c.push(...this.attributeConditions(eb, f, carriers, inOrder, byId, true));
     return eb.and(c);
   }
 
@@ -659,6 +659,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     carriers: 'either' | 'own' | 'shared',
     inOrder = false,
     byId = false,
+    filed = false,
   ): Expression<SqlBool>[] {
     const c: Expression<SqlBool>[] = [];
     if (f.featured !== undefined) c.push(eb('events.featured', '=', f.featured ? 1 : 0));
@@ -690,9 +691,20 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     // that events_shared_terms holds the shared one)
     if (carriers !== 'either' && (f.termGroups?.length ?? 0) > 0)
       c.push(sql<SqlBool>`events.shared_terms = ${sql.lit(carriers === 'shared' ? 1 : 0)}`);
-    for (const group of f.termGroups ?? []) {
+    for (const [i, group] of (f.termGroups ?? []).entries()) {
       if (group.length === 0) {
         c.push(sql<SqlBool>`1 = 0`);
+        continue;
+      }
+      const root = filed ? f.termRoots?.[i] : undefined;
+      if (root !== undefined) {
+        // the events filed under the group's root (its own links or its series', a category's descendants
+        // included): a key lookup per event walked in order, else the root's events
+        c.push(
+          inOrder
+            ? sql<SqlBool>`exists (select 1 from event_terms et where et.term_id = ${root} and et.post_id = events.post_id)`
+            : eb('events.post_id', 'in', eb.selectFrom('event_terms as et').select('et.post_id').where('et.term_id', '=', root)),
+        );
         continue;
       }
       // the events with one of these terms of their own, and the occurrences that carry their series'
@@ -869,8 +881,10 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     // yet. Nor on a calendar without series (no occurrence shares terms; at 10k singles the two took ~0.5–3 ms
     // more than the one). SQLite's one IN list of both already starts from the term's posts.
     const byTerms = (filter.termGroups?.length ?? 0) > 0;
-    const { series, byId: fromTerms } = byTerms ? await this.termsPlan(filter) : { series: false, byId: false };
-    const carriers = !byTerms || !postgres ? 'either' : !series ? 'own' : filter.search ? 'either' : 'split';
+    // the groups' events filed under their roots (event_terms): no lookup of the links, and no split by carriers
+    const filed = byTerms && filter.termRoots?.length === filter.termGroups?.length;
+    const { series, byId: fromTerms } = byTerms && !filed ? await this.termsPlan(filter) : { series: false, byId: false };
+    const carriers = !byTerms || !postgres || filed ? 'either' : !series ? 'own' : filter.search ? 'either' : 'split';
     // the terms' events read by id (see termsPlan): SQLite's NOT INDEXED leaves it the events' ids alone;
     // PostgreSQL looks the events of their own terms up by key
     const events = () => (fromTerms && !postgres ? (sql`events not indexed` as unknown as 'events') : 'events');
@@ -880,10 +894,14 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
         .$if(needsPost, (q) => q.innerJoin('posts', 'posts.id', 'events.post_id'))
         .select((e) => e.fn.countAll<number>().as('n'))
         .where((eb) => this.conditions(eb as unknown as Eb, filter, carriers, 'own', false, false, literalWindow, fromTerms));
-    const counted = builtOnce(this.dialect, `count ${carriers} ${fromTerms} ${key}`, () => {
-      const counts = (carriers === 'split' ? [countOf('own'), countOf('shared')] : [countOf(carriers)]).map((q) => sql`(${q})`);
-      return sql<{ n: number | string; plain: number | boolean }>`select ${sql.join(counts, sql` + `)} as n, ${HAS_PLAIN} as plain`.compile(this.db);
-    });
+    const counted =
+      (filed && this.filedCount(filter, key)) ||
+      builtOnce(this.dialect, `count ${carriers} ${fromTerms} ${key}`, () => {
+        const counts = (carriers === 'split' ? [countOf('own'), countOf('shared')] : [countOf(carriers)]).map((q) => sql`(${q})`);
+        return sql<{ n: number | string; plain: number | boolean }>`select ${sql.join(counts, sql` + `)} as n, ${HAS_PLAIN} as plain`.compile(
+          this.db,
+        );
+      });
     const [row] = (await this.read(filter, counted)) as { n: number | string; plain: number | boolean }[];
     const total = Number(row.n);
     const hasPlain = Boolean(Number(row.plain));
@@ -899,6 +917,38 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     );
     const [ofPlain] = (await this.read(filter, plainCounted)) as { n: number | string }[];
     return { total: total + Number(ofPlain.n), plain: true };
+  }
+
+  /**
+   * The count of a filter by terms whose groups have roots (EventListFilter.termRoots), when the rest is what the
+   * per-day counts could count (statuses, whole days): the rows of `event_terms` under the first root, of those
+   * statuses, listed, in the window — one range of its listing index, no event read — each also under the other
+   * groups' roots (a key lookup each). Rows of their own only: plain occurrences are counted apart (see tally).
+   * Undefined for any other filter.
+   */
+  private filedCount(filter: EventListFilter, key: string): CompiledQuery<{ n: number | string; plain: number | boolean }> | undefined {
+    const roots = filter.termRoots ?? [];
+    const byDays = filter.search === undefined && roots.length > 0 ? countableByDays(windowOf(filter)) : undefined;
+    if (!byDays) return undefined;
+    return builtOnce(this.dialect, `filed ${key}`, () => {
+      let q = this.db
+        .selectFrom('event_terms as t0')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .where('t0.term_id', '=', roots[0])
+        .where('t0.hidden', '=', 0);
+      if (byDays.statuses !== 'all') q = q.where('t0.status', 'in', [...byDays.statuses]);
+      if (filter.statuses) q = q.where('t0.status', 'in', [...filter.statuses]);
+      else q = q.where('t0.status', 'not in', ['trash', 'auto-draft']);
+      if (filter.startGte !== undefined) q = q.where('t0.start_date', '>=', filter.startGte);
+      if (filter.endLte !== undefined) q = q.where('t0.end_date', '<=', filter.endLte);
+      for (const [i, root] of roots.slice(1).entries()) {
+        const alias = `t${i + 1}`;
+        q = q.where(
+          sql<SqlBool>`exists (select 1 from event_terms as ${sql.id(alias)} where ${sql.ref(`${alias}.term_id`)} = ${root} and ${sql.ref(`${alias}.post_id`)} = t0.post_id)`,
+        );
+      }
+      return sql<{ n: number | string; plain: number | boolean }>`select (${q}) as n, ${HAS_PLAIN} as plain`.compile(this.db);
+    });
   }
 
   /** The count of a filter `countableByDays` (its `byDays`), from the month and day counts, and whether the calendar has plain occurrences. */
