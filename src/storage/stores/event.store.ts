@@ -700,10 +700,18 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       if (root !== undefined) {
         // the events filed under the group's root (its own links or its series', a category's descendants
         // included): a key lookup per event walked in order, else the root's events
+        const rooted = eb.selectFrom('event_terms as et').select('et.post_id').where('et.term_id', '=', root);
         c.push(
           inOrder
             ? sql<SqlBool>`exists (select 1 from event_terms et where et.term_id = ${root} and et.post_id = events.post_id)`
-            : eb('events.post_id', 'in', eb.selectFrom('event_terms as et').select('et.post_id').where('et.term_id', '=', root)),
+            : byId
+              ? sql<SqlBool>`events.post_id = any(array(${rooted}))`
+              : this.dialect.name === 'postgres' && f.search
+                ? // (a page with a text search: a scalar subquery, which the planner cannot make a join of, so its
+                  // generic plan walks the window in order and looks each event up among the filed ones; joined, it
+                  // read all the category's events and sorted them: 3.1 against 0.6 ms at 10k events)
+                  sql<SqlBool>`(select true from event_terms et where et.term_id = ${root} and et.post_id = events.post_id)`
+                : eb('events.post_id', 'in', rooted),
         );
         continue;
       }
@@ -883,7 +891,10 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     const byTerms = (filter.termGroups?.length ?? 0) > 0;
     // the groups' events filed under their roots (event_terms): no lookup of the links, and no split by carriers
     const filed = byTerms && filter.termRoots?.length === filter.termGroups?.length;
-    const { series, byId: fromTerms } = byTerms && !filed ? await this.termsPlan(filter) : { series: false, byId: false };
+    // (PostgreSQL, with a text search: the filed events looked up by key, each one's text then — its planner
+    // joined them one by one, ~0.4 ms more at 10k events)
+    const { series, byId: fromTerms } =
+      byTerms && !filed ? await this.termsPlan(filter) : { series: false, byId: filed && postgres && filter.search !== undefined };
     const carriers = !byTerms || !postgres || filed ? 'either' : !series ? 'own' : filter.search ? 'either' : 'split';
     // the terms' events read by id (see termsPlan): SQLite's NOT INDEXED leaves it the events' ids alone;
     // PostgreSQL looks the events of their own terms up by key
