@@ -765,16 +765,22 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       // PostgreSQL: the text read by a subquery per event the other conditions leave (its post by key), not by a
       // condition on the joined post, which the planner met by lower-casing every post's text to hash-join it
       // (bench/README.md "Session 24")
-      const subquery = this.dialect.name === 'postgres';
-      const fields = (
-        subquery ? ['search_post.title', 'search_post.excerpt', 'search_post.content'] : ['posts.title', 'posts.excerpt', 'posts.content']
-      ) as readonly string[];
-      const inText = (word: string) => eb.or(fields.map((col) => containsFolded(this.dialect, sql.ref(col), word.toLowerCase())));
-      const text = [...f.search.words.map(inText), ...f.search.excluded.map((word) => eb.not(inText(word)))];
-      if (subquery) c.push(sql<SqlBool>`(select ${eb.and(text)} from posts as search_post where search_post.id = events.post_id)`);
-      else c.push(...text);
+      if (this.dialect.name === 'postgres') c.push(this.textOf(eb, f.search, sql.ref('events.post_id')));
+      else c.push(...this.textConditions(eb, f.search, 'posts'));
     }
     return c;
+  }
+
+  /** A text search's conditions on the post `table` (an alias of posts): every word in its text, no excluded one. */
+  private textConditions(eb: Eb, search: NonNullable<EventListFilter['search']>, table: string): Expression<SqlBool>[] {
+    const inText = (word: string) =>
+      eb.or(['title', 'excerpt', 'content'].map((col) => containsFolded(this.dialect, sql.ref(`${table}.${col}`), word.toLowerCase())));
+    return [...search.words.map(inText), ...search.excluded.map((word) => eb.not(inText(word)))];
+  }
+
+  /** A text search as one subquery on the post whose id is `post` (read by key, for the rows the rest leaves). */
+  private textOf(eb: Eb, search: NonNullable<EventListFilter['search']>, post: Expression<unknown>): Expression<SqlBool> {
+    return sql<SqlBool>`(select ${eb.and(this.textConditions(eb, search, 'search_post'))} from posts as search_post where search_post.id = ${post})`;
   }
 
   /**
@@ -932,15 +938,16 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
 
   /**
    * The count of a filter by terms whose groups have roots (EventListFilter.termRoots), when the rest is what the
-   * per-day counts could count (statuses, whole days): the rows of `event_terms` under the first root, of those
-   * statuses, listed, in the window — one range of its listing index, no event read — each also under the other
-   * groups' roots (a key lookup each). Rows of their own only: plain occurrences are counted apart (see tally).
-   * Undefined for any other filter.
+   * per-day counts could count (statuses, whole days) and perhaps a text search: the rows of `event_terms` under the
+   * first root, of those statuses, listed, in the window — one range of its listing index, no event read — each
+   * also under the other groups' roots (a key lookup each), and with the search's words in its post (read by key).
+   * Rows of their own only: plain occurrences are counted apart (see tally). Undefined for any other filter.
    */
   private filedCount(filter: EventListFilter, key: string): CompiledQuery<{ n: number | string; plain: number | boolean }> | undefined {
     const roots = filter.termRoots ?? [];
-    const byDays = filter.search === undefined && roots.length > 0 ? countableByDays(windowOf(filter)) : undefined;
+    const byDays = roots.length > 0 ? countableByDays(windowOf(filter)) : undefined;
     if (!byDays) return undefined;
+    const search = filter.search;
     return builtOnce(this.dialect, `filed ${key}`, () => {
       let q = this.db
         .selectFrom('event_terms as t0')
@@ -958,6 +965,8 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
           sql<SqlBool>`exists (select 1 from event_terms as ${sql.id(alias)} where ${sql.ref(`${alias}.term_id`)} = ${root} and ${sql.ref(`${alias}.post_id`)} = t0.post_id)`,
         );
       }
+      // a text search: each filed event's post read by key (no event row)
+      if (search) q = q.where((eb) => this.textOf(eb as unknown as Eb, search, sql.ref('t0.post_id')));
       return sql<{ n: number | string; plain: number | boolean }>`select (${q}) as n, ${HAS_PLAIN} as plain`.compile(this.db);
     });
   }
