@@ -65,7 +65,8 @@ describe('migration 0019, byte-order key columns', { skip: DIALECT !== 'postgres
     await sql`drop trigger events_day_counts on events`.execute(db);
     // (and the trigger of a later migration, 0028, whose WHEN reads the columns: made again after)
     const { rows: later } = await sql<{ definition: string }>`
-      select pg_get_triggerdef(oid) as definition from pg_trigger where tgname = 'events_keep_event_terms'`.execute(db);
+      select pg_get_triggerdef(oid) as definition from pg_trigger
+      where tgname = 'events_keep_event_terms' and tgrelid = 'events'::regclass`.execute(db);
     assert.equal(later.length, 1);
     await sql`drop trigger events_keep_event_terms on events`.execute(db);
     for (const [table, columns] of Object.entries(BYTE_ORDER_COLUMNS)) {

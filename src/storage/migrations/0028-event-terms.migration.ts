@@ -34,12 +34,12 @@ export const eventTerms: Migration = {
         term_id integer not null, post_id integer not null,
         status ${key('varchar(20)')} not null, hidden integer not null,
         start_date ${key('varchar(19)')} not null, end_date ${key('varchar(19)')} not null,
-        constraint event_terms_pk primary key (term_id, post_id)
+        constraint event_terms_pk primary key (post_id, term_id)
       ) ${sql.raw(postgres ? '' : 'without rowid')}`.execute(db);
-    // a list's count and walk: a term's events of some statuses, listed or not, from a start date (covering)
+    // by the key: an event's rows (rewritten when it or its links change), whether it is filed under a term; by
+    // this index, a list's count and walk: a term's events of some statuses, listed or not, from a start date
+    // (covering; two trees a row, each create writes a few rows)
     await sql`create index event_terms_listing on event_terms (term_id, hidden, status, start_date, end_date, post_id)`.execute(db);
-    // an event's rows, rewritten when it or its links change
-    await sql`create index event_terms_post on event_terms (post_id)`.execute(db);
     await rebuildEventTerms(db);
     await dialect.createEventTermTriggers(db);
   },
