@@ -259,7 +259,7 @@ export class EventService {
   }
 
   /** Each term group's root (EventListFilter.termRoots), when every group has one. */
-  private async termRoots(q: EventListQuery): Promise<number[] | undefined> {
+  private async termRoots(q: Pick<EventListQuery, 'categories' | 'tags'>): Promise<number[] | undefined> {
     const roots: number[] = [];
     for (const [group, service] of [
       [q.categories, this.categories],
@@ -455,6 +455,7 @@ export class EventService {
         ...plainFilters(Object.assign({}, q, { page: 1, perPage: q.limit, strictDates: true, geolocDistance: 50 })),
         search: q.search ? parseSearch(q.search) : undefined,
         termGroups: [q.categories, q.tags].filter((g): g is readonly number[] => Array.isArray(g)),
+        termRoots: await this.termRoots(q),
         orderByStartUtc: true,
         withoutText: options.withoutText ? true : undefined,
       },

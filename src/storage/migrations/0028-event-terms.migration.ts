@@ -15,6 +15,12 @@ import type { Migration } from './migrator.js';
  * window cost ~100 ms to count, and the page built an IN list of its 80,000 links). Here it is one range of an
  * index: the rows of the category, of a status, not hidden, from a start date — counted without reading an event,
  * and an event's membership one key lookup (bench/README.md "Session 28").
+ *
+ * One race is left on PostgreSQL: a category moved under another parent while a concurrent transaction files an
+ * event under it (or under a category below it) — each sees the other's work only after it commits — leaves that
+ * event filed under the old ancestors until it or its links are written again. Locks to order the two would put
+ * every event write behind an advisory lock taken before its term counts' row locks (a round trip each), for a
+ * change of the category tree that sites make rarely; SQLite's writers take turns and cannot race so.
  */
 export const eventTerms: Migration = {
   name: '0028-event-terms',
