@@ -259,16 +259,16 @@ export class EventService {
   }
 
   /** Each term group's root (EventListFilter.termRoots), when every group has one. */
-  private async termRoots(q: Pick<EventListQuery, 'categories' | 'tags'>): Promise<number[] | undefined> {
-    const roots: number[] = [];
+  private async termRoots(q: Pick<EventListQuery, 'categories' | 'tags'>): Promise<number[][] | undefined> {
+    const roots: number[][] = [];
     for (const [group, service] of [
       [q.categories, this.categories],
       [q.tags, this.tags],
     ] as const) {
       if (!Array.isArray(group)) continue;
-      const root = await service.rootOf(group);
-      if (root === undefined) return undefined;
-      roots.push(root);
+      const these = await service.rootsOf(group);
+      if (these === undefined) return undefined;
+      roots.push(these);
     }
     return roots.length > 0 ? roots : undefined;
   }

@@ -189,10 +189,11 @@ export interface EventListFilter extends PlainFilters {
   /** Each inner list is OR-ed; lists are AND-ed (categories with their children, tags). */
   readonly termGroups?: readonly (readonly number[])[];
   /**
-   * Per group of termGroups, a term whose subtree (itself and every category under it) is exactly that group, when
-   * every group has one: the store then reads the group's events from `event_terms` (migration 0028).
+   * Per group of termGroups, the terms whose subtrees (each term and every category under it) together are exactly
+   * that group, when every group has them: the store then reads the group's events from `event_terms` (migration
+   * 0028).
    */
-  readonly termRoots?: readonly number[];
+  readonly termRoots?: readonly (readonly number[])[];
   /** Events whose venue has (true) or lacks (false) coordinates. */
   readonly hasGeo?: boolean;
   /** Events whose venue lies within `km` of a point, nearest first. */

@@ -83,24 +83,25 @@ export class TermService {
   }
 
   /**
-   * The term whose subtree is exactly `ids` (a resolved filter group), or undefined: a tag alone; for categories
-   * the one entry the rest descend from, when every category under it is in the group (what resolveFilter makes
-   * of a category and its children). From the tree last kept (the filter's own, resolved in the same request),
-   * else read.
+   * The terms whose subtrees together are exactly `ids` (a resolved filter group), or undefined: tags as they are;
+   * for categories the entries nothing else in the group is above, when every category under them is in the group
+   * (what resolveFilter makes of categories and their children; not a group in a cycle of parents). From the tree
+   * last kept (the filter's own, resolved in the same request), else read.
    */
-  async rootOf(ids: readonly number[]): Promise<number | undefined> {
-    if (!this.info.hierarchical) return ids.length === 1 ? ids[0] : undefined;
+  async rootsOf(ids: readonly number[]): Promise<number[] | undefined> {
     if (ids.length === 0) return undefined;
+    if (!this.info.hierarchical) return [...new Set(ids)];
     const tree = this.keptTree?.tree ?? (await this.treeAt(undefined)).tree;
     const group = new Set(ids);
-    const roots = ids.filter((id) => !group.has(tree.get(id)?.parentId ?? 0));
-    if (roots.length !== 1) return undefined;
-    // every term of the tree under the root is in the group, and the group holds nothing else
+    const roots = [...group].filter((id) => !group.has(tree.get(id)?.parentId ?? 0));
+    if (roots.length === 0) return undefined;
+    const rooted = new Set(roots);
+    // every term of the tree under a root is in the group, and the group holds nothing else
     let under = 0;
     for (const id of tree.keys()) {
       let at: number | undefined = id;
       for (let depth = 0; at !== undefined && at !== 0 && depth <= tree.size; depth++) {
-        if (at === roots[0]) {
+        if (rooted.has(at)) {
           if (!group.has(id)) return undefined;
           under++;
           break;
@@ -108,7 +109,7 @@ export class TermService {
         at = tree.get(at)?.parentId;
       }
     }
-    return under === group.size ? roots[0] : undefined;
+    return under === group.size ? roots : undefined;
   }
 
   /** Exists checks for the route layer's validators. */

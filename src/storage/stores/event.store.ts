@@ -216,6 +216,10 @@ const needsPostRow = (f: EventListFilter, textApart = false) =>
 /** A filter's window and the rest, without its terms and text (what the per-day counts may count of it). */
 const windowOf = (f: EventListFilter): EventListFilter => ({ ...f, termGroups: undefined, termRoots: undefined, search: undefined });
 
+/** `column` is one of these terms (`=` for one: the form an index range reads best). */
+const termsIn = (terms: readonly number[], column: Expression<unknown>) =>
+  terms.length === 1 ? sql<SqlBool>`${column} = ${terms[0]}` : sql<SqlBool>`${column} in (${sql.join(terms)})`;
+
 /** Whether a filter names terms or text: its count and page look up every candidate (see EventStore.read). */
 const byTermsOrText = (f: EventListFilter) => (f.termGroups?.length ?? 0) > 0 || f.search !== undefined;
 
@@ -696,21 +700,22 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
         c.push(sql<SqlBool>`1 = 0`);
         continue;
       }
-      const root = filed ? f.termRoots?.[i] : undefined;
-      if (root !== undefined) {
-        // the events filed under the group's root (its own links or its series', a category's descendants
-        // included): a key lookup per event walked in order, else the root's events
-        const rooted = eb.selectFrom('event_terms as et').select('et.post_id').where('et.term_id', '=', root);
+      const roots = filed ? f.termRoots?.[i] : undefined;
+      if (roots !== undefined) {
+        // the events filed under the group's roots (their own links or their series', a category's descendants
+        // included): a key lookup per event walked in order, else the roots' events
+        const under = termsIn(roots, sql.ref('et.term_id'));
+        const rooted = eb.selectFrom('event_terms as et').select('et.post_id').where(under);
         c.push(
           inOrder
-            ? sql<SqlBool>`exists (select 1 from event_terms et where et.term_id = ${root} and et.post_id = events.post_id)`
+            ? sql<SqlBool>`exists (select 1 from event_terms et where ${under} and et.post_id = events.post_id)`
             : byId
               ? sql<SqlBool>`events.post_id = any(array(${rooted}))`
               : this.dialect.name === 'postgres' && f.search
                 ? // (a page with a text search: a scalar subquery, which the planner cannot make a join of, so its
                   // generic plan walks the window in order and looks each event up among the filed ones; joined, it
                   // read all the category's events and sorted them: 3.1 against 0.6 ms at 10k events)
-                  sql<SqlBool>`(select true from event_terms et where et.term_id = ${root} and et.post_id = events.post_id)`
+                  sql<SqlBool>`(select true from event_terms et where ${under} and et.post_id = events.post_id limit 1)`
                 : eb('events.post_id', 'in', rooted),
         );
         continue;
@@ -939,8 +944,9 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
   /**
    * The count of a filter by terms whose groups have roots (EventListFilter.termRoots), when the rest is what the
    * per-day counts could count (statuses, whole days) and perhaps a text search: the rows of `event_terms` under the
-   * first root, of those statuses, listed, in the window — one range of its listing index, no event read — each
-   * also under the other groups' roots (a key lookup each), and with the search's words in its post (read by key).
+   * first group's roots, of those statuses, listed, in the window — a range of its listing index per root, no event
+   * read — each also under the other groups' roots (a key lookup each), and with the search's words in its post
+   * (read by key).
    * Rows of their own only: plain occurrences are counted apart (see tally). Undefined for any other filter.
    */
   private filedCount(filter: EventListFilter, key: string): CompiledQuery<{ n: number | string; plain: number | boolean }> | undefined {
@@ -949,20 +955,21 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     if (!byDays) return undefined;
     const search = filter.search;
     return builtOnce(this.dialect, `filed ${key}`, () => {
+      // (an event under two roots of the first group has a row under each: counted once)
       let q = this.db
         .selectFrom('event_terms as t0')
-        .select((e) => e.fn.countAll<number>().as('n'))
-        .where('t0.term_id', '=', roots[0])
+        .select(roots[0].length > 1 ? sql<number>`count(distinct t0.post_id)`.as('n') : (e) => e.fn.countAll<number>().as('n'))
+        .where(termsIn(roots[0], sql.ref('t0.term_id')))
         .where('t0.hidden', '=', 0);
       if (byDays.statuses !== 'all') q = q.where('t0.status', 'in', [...byDays.statuses]);
       if (filter.statuses) q = q.where('t0.status', 'in', [...filter.statuses]);
       else q = q.where('t0.status', 'not in', ['trash', 'auto-draft']);
       if (filter.startGte !== undefined) q = q.where('t0.start_date', '>=', filter.startGte);
       if (filter.endLte !== undefined) q = q.where('t0.end_date', '<=', filter.endLte);
-      for (const [i, root] of roots.slice(1).entries()) {
+      for (const [i, these] of roots.slice(1).entries()) {
         const alias = `t${i + 1}`;
         q = q.where(
-          sql<SqlBool>`exists (select 1 from event_terms as ${sql.id(alias)} where ${sql.ref(`${alias}.term_id`)} = ${root} and ${sql.ref(`${alias}.post_id`)} = t0.post_id)`,
+          sql<SqlBool>`exists (select 1 from event_terms as ${sql.id(alias)} where ${termsIn(these, sql.ref(`${alias}.term_id`))} and ${sql.ref(`${alias}.post_id`)} = t0.post_id)`,
         );
       }
       // a text search: each filed event's post read by key (no event row)
