@@ -49,6 +49,31 @@ describe('the events filed under each term', () => {
     return { ids: (res.body.events ?? []).map((e: { id: number }) => e.id) as number[], total: Number(res.headers['x-tec-total']) };
   }
 
+  it('lists a series once with expand_recurring=false under its category (masters are not filed)', async () => {
+    const once = await post('/categories', { name: 'Once' });
+    const series = await post('/events', {
+      title: 'Thrice',
+      start_date: '2035-06-05 18:00:00',
+      end_date: '2035-06-05 19:00:00',
+      categories: [once.id],
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+    });
+    const single = await post('/events', {
+      title: 'Single',
+      start_date: '2035-06-06 18:00:00',
+      end_date: '2035-06-06 19:00:00',
+      categories: [once.id],
+    });
+    const query = { categories: String(once.id), start_date: '2035-06-01', end_date: '2035-06-30' };
+    assert.equal((await listed(query)).total, 4, 'three occurrences and the single');
+    const folded = await listed({ ...query, expand_recurring: 'false' });
+    assert.deepEqual(
+      [...folded.ids].sort((x, y) => x - y),
+      [series.id, single.id].sort((x, y) => x - y),
+    );
+    assert.equal(folded.total, 2);
+  });
+
   it('are kept by every write as a recount makes them, and filter lists', async () => {
     const a = await post('/categories', { name: 'Arts' });
     const b = await post('/categories', { name: 'Music', parent: a.id });

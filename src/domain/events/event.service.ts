@@ -293,7 +293,8 @@ export class EventService {
     const hasGeo = q.hasGeoloc ?? q.geoloc ?? undefined;
     const statuses = statusFilter(q.statuses);
     const termGroups = [q.categories, q.tags].filter((g): g is readonly number[] => Array.isArray(g));
-    const termRoots = await this.termRoots(q);
+    // (not for series once each: event_terms files the occurrences, not their masters)
+    const termRoots = q.expandRecurring === false ? undefined : await this.termRoots(q);
     const perPage = q.perPage;
     await this.reach(window.endLte ?? window.startLt, nowMs);
     const found = await read(

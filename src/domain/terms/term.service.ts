@@ -148,6 +148,10 @@ export class TermService {
     if (!this.info.hierarchical && input.parent !== undefined) throw errors.taxonomyNotHierarchical();
     return retryOnConflict(() =>
       this.storage.transaction(async (tx) => {
+        // a move takes the taxonomy's turn, as creates do: two moves (or a move and a child made under the moved
+        // term) would each read the tree as it was — a cycle past the check below, or term_ancestors copying
+        // ancestors the other is replacing (PostgreSQL; migration 0028)
+        if (input.parent !== undefined) await tx.lock(`term:${this.info.taxonomy}`);
         const term = await tx.terms.find(this.info.taxonomy, id);
         if (!term) throw errors.invalidParam('id');
         if (ifVersion !== undefined && term.version !== ifVersion) throw errors.preconditionFailed();
@@ -195,6 +199,8 @@ export class TermService {
   async remove(actor: Actor, id: number, ifVersion?: number): Promise<Term> {
     this.assertCanManage(actor);
     return this.storage.transaction(async (tx) => {
+      // (the taxonomy's turn: its children move up to its parent, see update)
+      await tx.lock(`term:${this.info.taxonomy}`);
       const term = await tx.terms.find(this.info.taxonomy, id);
       if (!term) throw errors.invalidParam('id');
       if (ifVersion !== undefined && term.version !== ifVersion) throw errors.preconditionFailed();

@@ -700,7 +700,8 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
         c.push(sql<SqlBool>`1 = 0`);
         continue;
       }
-      const roots = filed ? f.termRoots?.[i] : undefined;
+      // (series once each list their masters, which event_terms does not file)
+      const roots = filed && !f.seriesOnce ? f.termRoots?.[i] : undefined;
       if (roots !== undefined) {
         // the events filed under the group's roots (their own links or their series', a category's descendants
         // included): a key lookup per event walked in order, else the roots' events
@@ -901,7 +902,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
     // more than the one). SQLite's one IN list of both already starts from the term's posts.
     const byTerms = (filter.termGroups?.length ?? 0) > 0;
     // the groups' events filed under their roots (event_terms): no lookup of the links, and no split by carriers
-    const filed = byTerms && filter.termRoots?.length === filter.termGroups?.length;
+    const filed = byTerms && !filter.seriesOnce && filter.termRoots?.length === filter.termGroups?.length;
     // (PostgreSQL, with a text search: the filed events looked up by key, each one's text then — its planner
     // joined them one by one, ~0.4 ms more at 10k events)
     const { series, byId: fromTerms } =
