@@ -43,6 +43,10 @@ describe('the events filed under each term', () => {
     return kept;
   }
 
+  /** An hour's event in the evening of `date`. */
+  const evening = (title: string, date: string, fields: Record<string, unknown>) =>
+    post('/events', { title, start_date: `${date} 18:00:00`, end_date: `${date} 19:00:00`, ...fields });
+
   async function listed(query: Record<string, string>) {
     const res = await t.get('/events', { query: { start_date: '2035-01-01', end_date: '2035-12-31', per_page: '50', ...query } });
     assert.equal(res.status, 200, res.text);
@@ -51,19 +55,8 @@ describe('the events filed under each term', () => {
 
   it('lists a series once with expand_recurring=false under its category (masters are not filed)', async () => {
     const once = await post('/categories', { name: 'Once' });
-    const series = await post('/events', {
-      title: 'Thrice',
-      start_date: '2035-06-05 18:00:00',
-      end_date: '2035-06-05 19:00:00',
-      categories: [once.id],
-      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
-    });
-    const single = await post('/events', {
-      title: 'Single',
-      start_date: '2035-06-06 18:00:00',
-      end_date: '2035-06-06 19:00:00',
-      categories: [once.id],
-    });
+    const series = await evening('Thrice', '2035-06-05', { categories: [once.id], recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'] });
+    const single = await evening('Single', '2035-06-06', { categories: [once.id] });
     const query = { categories: String(once.id), start_date: '2035-06-01', end_date: '2035-06-30' };
     assert.equal((await listed(query)).total, 4, 'three occurrences and the single');
     const folded = await listed({ ...query, expand_recurring: 'false' });
@@ -96,14 +89,7 @@ describe('the events filed under each term', () => {
     assert.equal((await listed({ categories: String(b.id) })).total, 2);
     assert.deepEqual(await listed({ categories: String(c.id) }), { ids: [e1.id, e2.id], total: 2 });
 
-    const series = await post('/events', {
-      title: 'Weekly',
-      start_date: '2035-04-02 18:00:00',
-      end_date: '2035-04-02 19:00:00',
-      categories: [c.id],
-      tags: ['red'],
-      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
-    });
+    const series = await evening('Weekly', '2035-04-02', { categories: [c.id], tags: ['red'], recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'] });
     await assertKept('series made');
     const occurrences = (
       await t.get(`/events/${series.id}/occurrences`, { as: 'administrator', query: { start_date: '2035-01-01', end_date: '2035-12-31' } })

@@ -33,18 +33,18 @@ export function refillEventTerms(ids: (column: string) => string): string {
   return `delete from event_terms where ${ids('post_id')}; ${addEventTerms(ids('e.post_id'), ids('e.post_id'))}`;
 }
 
-/** The events whose rows depend on the links of post `post` (SQL): its own, and the occurrences sharing its terms. */
-export const eventsLinkedThrough = (post: string) =>
-  `select post_id from events where post_id = ${post} union all select post_id from events where series_id = ${post} and shared_terms = 1`;
-
 /**
- * The events whose rows depend on the terms under `term` (SQL), its own included: linked to one of them, or
- * sharing the links of a series that is.
+ * The events whose rows depend on the links of the posts `posts` (SQL: a value or a subquery): their own, and the
+ * occurrences that share their terms.
  */
-export const eventsUnderTerm = (term: string) => {
-  const posts = `select r.post_id from term_relationships r where r.term_id in (select term_id from term_ancestors where ancestor_id = ${term})`;
-  return `select post_id from events where post_id in (${posts}) union all select post_id from events where series_id in (${posts}) and shared_terms = 1`;
-};
+export const eventsLinkedThrough = (posts: string) =>
+  `select post_id from events where post_id in (${posts}) union all select post_id from events where series_id in (${posts}) and shared_terms = 1`;
+
+/** The events whose rows depend on the terms under `term` (SQL), its own included. */
+export const eventsUnderTerm = (term: string) =>
+  eventsLinkedThrough(
+    `select r.post_id from term_relationships r where r.term_id in (select term_id from term_ancestors where ancestor_id = ${term})`,
+  );
 
 /** Moves a category's subtree under its new parent in `term_ancestors` (SQL; `term`, `parent`, `taxonomy`: the row's). */
 export function moveAncestors(term: string, parent: string, taxonomy: string): string {

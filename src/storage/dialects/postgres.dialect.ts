@@ -24,7 +24,7 @@ import {
   StorageError,
   type Versions,
 } from './dialect.js';
-import { addAncestors, addEventTerms, eventsUnderTerm, moveAncestors, refillEventTerms } from './event-terms-sql.js';
+import { addAncestors, addEventTerms, eventsLinkedThrough, eventsUnderTerm, moveAncestors, refillEventTerms } from './event-terms-sql.js';
 
 // count(*) and bigint ids come back as strings by default; every integer we store fits in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -535,51 +535,33 @@ export class PostgresDialect implements Dialect {
    */
   async createEventTermTriggers(db: Kysely<any>): Promise<void> {
     const refile = (ids: string) => `perform refill_event_terms(array(${ids}));`;
+    /** A trigger function of these statements. */
+    const fn = (body: string) => `() returns trigger language plpgsql as $$ begin ${body} return null; end $$`;
     const functions: Record<string, string> = {
-      refill_event_terms: `create or replace function refill_event_terms(ids integer[]) returns void language plpgsql as $$
+      refill_event_terms: `(ids integer[]) returns void language plpgsql as $$
         begin ${refillEventTerms((c) => `${c} = any(ids)`)} end $$`,
-      keep_term_ancestors: `create or replace function keep_term_ancestors() returns trigger language plpgsql as $$
-        begin
-          if tg_op = 'INSERT' then ${addAncestors('new.id', 'new.parent_id', 'new.taxonomy')}
-          elsif tg_op = 'UPDATE' then
-            ${moveAncestors('new.id', 'new.parent_id', 'new.taxonomy')}
-            ${refile(eventsUnderTerm('new.id'))}
-          else
-            delete from term_ancestors where term_id = old.id or ancestor_id = old.id;
-            delete from event_terms where term_id = old.id;
-          end if;
-          return null;
-        end $$`,
-      add_link_event_terms: `create or replace function add_link_event_terms() returns trigger language plpgsql as $$
-        begin
-          ${addEventTerms('e.post_id in (select post_id from new_rows)', 'e.series_id in (select post_id from new_rows)')}
-          return null;
-        end $$`,
-      remove_link_event_terms: `create or replace function remove_link_event_terms() returns trigger language plpgsql as $$
-        begin
-          ${refile(`select post_id from events where post_id in (select post_id from old_rows)
-            union all select post_id from events where series_id in (select post_id from old_rows) and shared_terms = 1`)}
-          return null;
-        end $$`,
-      add_event_event_terms: `create or replace function add_event_event_terms() returns trigger language plpgsql as $$
-        begin
-          ${addEventTerms('e.post_id in (select post_id from new_rows)', 'e.post_id in (select post_id from new_rows)')}
-          return null;
-        end $$`,
-      remove_event_event_terms: `create or replace function remove_event_event_terms() returns trigger language plpgsql as $$
-        begin delete from event_terms where post_id in (select post_id from old_rows); return null; end $$`,
-      keep_event_event_terms: `create or replace function keep_event_event_terms() returns trigger language plpgsql as $$
-        begin
-          if (old.kind, old.shared_terms, old.series_id) is distinct from (new.kind, new.shared_terms, new.series_id) then
-            ${refile('select new.post_id')}
-          else
-            update event_terms set status = new.status, hidden = new.hide_from_listings, start_date = new.start_date, end_date = new.end_date
-            where post_id = new.post_id;
-          end if;
-          return null;
-        end $$`,
+      keep_term_ancestors: fn(`
+        if tg_op = 'INSERT' then ${addAncestors('new.id', 'new.parent_id', 'new.taxonomy')}
+        elsif tg_op = 'UPDATE' then
+          ${moveAncestors('new.id', 'new.parent_id', 'new.taxonomy')}
+          ${refile(eventsUnderTerm('new.id'))}
+        else
+          delete from term_ancestors where term_id = old.id or ancestor_id = old.id;
+          delete from event_terms where term_id = old.id;
+        end if;`),
+      add_link_event_terms: fn(addEventTerms('e.post_id in (select post_id from new_rows)', 'e.series_id in (select post_id from new_rows)')),
+      remove_link_event_terms: fn(refile(eventsLinkedThrough('select post_id from old_rows'))),
+      add_event_event_terms: fn(addEventTerms('e.post_id in (select post_id from new_rows)', 'e.post_id in (select post_id from new_rows)')),
+      remove_event_event_terms: fn('delete from event_terms where post_id in (select post_id from old_rows);'),
+      keep_event_event_terms: fn(`
+        if (old.kind, old.shared_terms, old.series_id) is distinct from (new.kind, new.shared_terms, new.series_id) then
+          ${refile('select new.post_id')}
+        else
+          update event_terms set status = new.status, hidden = new.hide_from_listings, start_date = new.start_date, end_date = new.end_date
+          where post_id = new.post_id;
+        end if;`),
     };
-    for (const statement of Object.values(functions)) await sql.raw(statement).execute(db);
+    for (const [name, rest] of Object.entries(functions)) await sql.raw(`create or replace function ${name}${rest}`).execute(db);
     const moved = ['status', 'hide_from_listings', 'start_date', 'end_date', 'kind', 'shared_terms', 'series_id'];
     const triggers = [
       'create trigger terms_ancestors after insert or delete on terms for each row execute function keep_term_ancestors()',
