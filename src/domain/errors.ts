@@ -31,7 +31,9 @@ export const INVALID_PARAMETER = 'Invalid parameter.';
 
 export interface ParamFailure {
   message: string;
+  /** Set when WordPress' validator would have returned a WP_Error (not `false`): the failure is also in `data.details`. */
   code?: string;
+  data?: Readonly<Record<string, unknown>>;
 }
 
 function invalidImage(message: string) {
@@ -51,14 +53,16 @@ export const errors = {
     new ApiError('rest_missing_callback_param', 400, `Missing parameter(s): ${names.join(', ')}`, { params: names }),
   invalidParams: (failures: Record<string, ParamFailure>) => {
     const params: Record<string, string> = {};
-    const details: Record<string, { code: string; message: string; data: null }> = {};
+    // WordPress lists in `details` only the failures its validators returned as WP_Error ({code, message, data});
+    // a validator that returned `false` has none, and with none the key holds PHP's empty array: `[]`
+    const details: Record<string, { code: string; message: string; data: unknown }> = {};
     for (const [name, f] of Object.entries(failures)) {
       params[name] = f.message;
-      details[name] = { code: f.code ?? 'rest_invalid_param', message: f.message, data: null };
+      if (f.code !== undefined) details[name] = { code: f.code, message: f.message, data: f.data ?? null };
     }
     return new ApiError('rest_invalid_param', 400, `Invalid parameter(s): ${Object.keys(failures).join(', ')}`, {
       params,
-      details,
+      details: Object.keys(details).length > 0 ? details : [],
     });
   },
   invalidParam: (name: string, message = INVALID_PARAMETER, code?: string) => errors.invalidParams({ [name]: { message, code } }),

@@ -20,7 +20,10 @@ import type { Services } from '../domain/services.js';
 export class Invalid {
   constructor(
     readonly message: string = INVALID_PARAMETER,
+    /** The code of the WP_Error a WordPress validator would have returned: the failure then has `data.details`. */
     readonly code?: string,
+    /** That error's data (WordPress' schema checks: `{param}`). */
+    readonly data?: Readonly<Record<string, unknown>>,
   ) {}
 }
 export class Accepted<T = unknown> {
@@ -213,7 +216,7 @@ export async function resolveArgs<A extends Args>(
     }
     const coerced = coerce(value, spec.schema, name);
     if (coerced instanceof Invalid) {
-      failures[name] = { message: coerced.message, code: coerced.code };
+      failures[name] = { message: coerced.message, code: coerced.code, data: coerced.data };
       failed = true;
       continue;
     }
@@ -222,7 +225,7 @@ export async function resolveArgs<A extends Args>(
       const answer = spec.check(coerced, { services, actor, args, dataVersion });
       const verdict = isPromise(answer) ? await answer : answer;
       if (verdict instanceof Invalid) {
-        failures[name] = { message: verdict.message, code: verdict.code };
+        failures[name] = { message: verdict.message, code: verdict.code, data: verdict.data };
         failed = true;
         continue;
       }
@@ -241,7 +244,9 @@ function hasNul(value: unknown, depth = 0): boolean {
   return Object.entries(value as object).some(([k, v]) => k.includes('\u0000') || hasNul(v, depth + 1));
 }
 
-const notOfType = (name: string, type: string) => new Invalid(`${name} is not of type ${type}.`);
+/** A failure of WordPress' schema checks (`rest_validate_value_from_schema`): a WP_Error with the parameter's name as its data. */
+const schemaFailure = (name: string, code: string, message: string) => new Invalid(message, code, { param: name });
+const notOfType = (name: string, type: string) => schemaFailure(name, 'rest_invalid_type', `${name} is not of type ${type}.`);
 
 /** WordPress' `rest_is_boolean` spellings. */
 export function parseBoolean(value: unknown): boolean | undefined {
@@ -308,10 +313,10 @@ export function coerce(value: unknown, schema: TSchema, name: string): unknown {
       const n = type === 'integer' ? parseInteger(value) : parseNumber(value);
       if (n === undefined) return notOfType(name, type);
       if (typeof schema.minimum === 'number' && n < schema.minimum) {
-        return new Invalid(`${name} must be greater than or equal to ${schema.minimum}`);
+        return schemaFailure(name, 'rest_out_of_bounds', `${name} must be greater than or equal to ${schema.minimum}`);
       }
       if (typeof schema.maximum === 'number' && n > schema.maximum) {
-        return new Invalid(`${name} must be less than or equal to ${schema.maximum}`);
+        return schemaFailure(name, 'rest_out_of_bounds', `${name} must be less than or equal to ${schema.maximum}`);
       }
       result = n;
       break;
@@ -319,7 +324,7 @@ export function coerce(value: unknown, schema: TSchema, name: string): unknown {
     case 'string':
       if (typeof value !== 'string') return notOfType(name, 'string');
       if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) {
-        return new Invalid(`${name} must be at most ${schema.maxLength} characters long.`);
+        return schemaFailure(name, 'rest_too_long', `${name} must be at most ${schema.maxLength} characters long.`);
       }
       break;
     case 'array': {
@@ -327,7 +332,7 @@ export function coerce(value: unknown, schema: TSchema, name: string): unknown {
       const list = parseList(value, schemaType(items) === 'integer');
       if (list === undefined) return notOfType(name, 'array');
       if (typeof schema.maxItems === 'number' && list.length > schema.maxItems) {
-        return new Invalid(`${name} must contain at most ${schema.maxItems} items.`);
+        return schemaFailure(name, 'rest_too_many_items', `${name} must contain at most ${schema.maxItems} items.`);
       }
       const out: unknown[] = [];
       for (let i = 0; i < list.length; i++) {
@@ -345,7 +350,7 @@ export function coerce(value: unknown, schema: TSchema, name: string): unknown {
       break;
   }
   if (Array.isArray(schema.enum) && !schema.enum.includes(result)) {
-    return new Invalid(`${name} is not one of ${schema.enum.join(', ')}.`);
+    return schemaFailure(name, 'rest_not_in_enum', `${name} is not one of ${schema.enum.join(', ')}.`);
   }
   return result;
 }

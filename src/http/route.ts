@@ -184,6 +184,41 @@ export class RouteRegistry {
       };
       const url = `/${NAMESPACE}${fastifyPath(path)}`.replace(/\/$/, '') || '/';
 
+      // the arguments, the permission, the conditions and the handler: the answer of a request the path and method matched
+      const answer = async (request: FastifyRequest, reply: FastifyReply, method: string, spec: RouteSpec) => {
+        const query = (request.query ?? {}) as Record<string, unknown>;
+        const body = bodyObject(request.body);
+        const actor = request.actor;
+        const params = (request.params ?? {}) as Record<string, string>;
+        const conditional = spec.item !== undefined && method !== 'GET';
+        const conditions = conditional ? writeConditions(request.headers) : undefined;
+        const itemContext: ItemContext = { actor, services, urls, params };
+        const args = await resolveArgs(spec.args, { path: params, body, query }, services, actor, () => requestVersion(request, services)).catch(
+          async (error: unknown) => {
+            // a path that names no item (an unknown id or slug is an invalid argument) fails If-Match (RFC 9110 §13.1.1)
+            if (conditions?.ifMatch !== undefined && (await spec.item?.(itemContext)) === undefined) throw errors.preconditionFailed();
+            throw error;
+          },
+        );
+        if (spec.permission && !spec.permission(actor, args)) throw errors.forbidden(isAuthenticated(actor));
+        const ifVersion = conditional && (conditions || options.requireIfMatch) ? await precondition(spec, conditions, itemContext) : undefined;
+        const sent = { ...query, ...body };
+        const bodyHas = (name: string) => body !== undefined && Object.hasOwn(body, name);
+        const result = await spec.handler({ args, actor, services, urls, request, spec, sent, bodyHas, ifVersion, fragments });
+        reply.code(result.status ?? 200);
+        reply.header('Allow', await allow(request));
+        if (result.headers) for (const [k, v] of Object.entries(result.headers)) reply.header(k, v);
+        const fields = parseFields(query._fields);
+        if (result.body instanceof RawJson) {
+          if (fields) return filterFields(JSON.parse(result.body.json), fields);
+          // (a string is sent as it is, typed as JSON here: the answer of the object it stands for; its known
+          // ETag saves hashing it again, unless `_envelope` or `_jsonp` will rewrite it, which then has none)
+          reply.type(JSON_TYPE);
+          if (result.body.etag !== undefined && query._envelope === undefined && query._jsonp === undefined) reply.header('ETag', result.body.etag);
+          return result.body.json;
+        }
+        return fields ? filterFields(result.body, fields) : result.body;
+      };
       // Response schemas document the routes, but do not drive serialisation: the serializers fix every key's
       // order (fast-json-stringify would move optional keys behind the required ones).
       app.route({
@@ -193,38 +228,14 @@ export class RouteRegistry {
           const method = effectiveMethod(request);
           const spec = byMethod.get(method);
           if (!spec) throw errors.noRoute();
-          const query = (request.query ?? {}) as Record<string, unknown>;
-          const body = bodyObject(request.body);
-          const actor = request.actor;
-          const params = (request.params ?? {}) as Record<string, string>;
-          const conditional = spec.item !== undefined && method !== 'GET';
-          const conditions = conditional ? writeConditions(request.headers) : undefined;
-          const itemContext: ItemContext = { actor, services, urls, params };
-          const args = await resolveArgs(spec.args, { path: params, body, query }, services, actor, () => requestVersion(request, services)).catch(
-            async (error: unknown) => {
-              // a path that names no item (an unknown id or slug is an invalid argument) fails If-Match (RFC 9110 §13.1.1)
-              if (conditions?.ifMatch !== undefined && (await spec.item?.(itemContext)) === undefined) throw errors.preconditionFailed();
-              throw error;
-            },
-          );
-          if (spec.permission && !spec.permission(actor, args)) throw errors.forbidden(isAuthenticated(actor));
-          const ifVersion = conditional && (conditions || options.requireIfMatch) ? await precondition(spec, conditions, itemContext) : undefined;
-          const sent = { ...query, ...body };
-          const bodyHas = (name: string) => body !== undefined && Object.hasOwn(body, name);
-          const result = await spec.handler({ args, actor, services, urls, request, spec, sent, bodyHas, ifVersion, fragments });
-          reply.code(result.status ?? 200);
-          reply.header('Allow', await allow(request));
-          if (result.headers) for (const [k, v] of Object.entries(result.headers)) reply.header(k, v);
-          const fields = parseFields(query._fields);
-          if (result.body instanceof RawJson) {
-            if (fields) return filterFields(JSON.parse(result.body.json), fields);
-            // (a string is sent as it is, typed as JSON here: the answer of the object it stands for; its known
-            // ETag saves hashing it again, unless `_envelope` or `_jsonp` will rewrite it, which then has none)
-            reply.type(JSON_TYPE);
-            if (result.body.etag !== undefined && query._envelope === undefined && query._jsonp === undefined) reply.header('ETag', result.body.etag);
-            return result.body.json;
+          try {
+            return await answer(request, reply, method, spec);
+          } catch (error) {
+            // WordPress sends Allow on every answer of a matched route, its errors too (rest_send_allow_header)
+            const allowed = await allow(request).catch(() => undefined);
+            if (allowed !== undefined) reply.header('Allow', allowed);
+            throw error;
           }
-          return fields ? filterFields(result.body, fields) : result.body;
         },
       });
       app.route({

@@ -6,6 +6,11 @@ export const NAMESPACE = 'calendar/events/v1';
 
 export type QueryPairs = readonly (readonly [string, string | number])[];
 
+/** The original's post types, as its query-form permalinks name them. */
+const POST_TYPE = { event: 'tribe_events', venue: 'tribe_venue', organizer: 'tribe_organizer' } as const;
+/** Statuses whose posts WordPress links in the query form (get_post_permalink's `$draft_or_pending`). */
+const UNPUBLISHED_LINK = new Set(['draft', 'pending', 'auto-draft', 'future']);
+
 export class Urls {
   /** `PUBLIC_URL` without a trailing slash. */
   readonly home: string;
@@ -32,7 +37,12 @@ export class Urls {
     return `${base}?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`).join('&')}`;
   }
 
-  permalink(type: 'event' | 'venue' | 'organizer', slug: string, id: number): string {
+  /**
+   * WordPress' permalink of a post (get_post_permalink): drafts, pending and scheduled posts have none of their
+   * own yet — `/?post_type=<type>&p=<id>` — and a post without a slug `/?p=<id>`.
+   */
+  permalink(type: 'event' | 'venue' | 'organizer', slug: string, id: number, status?: string): string {
+    if (status !== undefined && UNPUBLISHED_LINK.has(status)) return `${this.home}/?post_type=${POST_TYPE[type]}&p=${id}`;
     if (slug === '') return `${this.home}/?p=${id}`;
     return `${this.home}/${type}/${encodeURIComponent(slug)}/`;
   }

@@ -30,8 +30,9 @@ export function dateDetails(value: string): DateDetails {
 
 /** The event's page; an occurrence's is its series' page for the day it starts (`/event/<slug>/<YYYY-MM-DD>/`). */
 export function eventPermalink(view: Pick<EventView, 'record'>, urls: Urls): string {
-  const page = urls.permalink('event', view.record.slug, view.record.id);
-  if (view.record.kind !== 'occurrence' || view.record.slug === '') return page;
+  const page = urls.permalink('event', view.record.slug, view.record.id, view.record.status);
+  // (the day goes after a pretty link only: not after `/?p=<id>` or a draft's query form)
+  if (view.record.kind !== 'occurrence' || !page.endsWith('/')) return page;
   return `${page}${view.record.startDate.slice(0, 10)}/`;
 }
 

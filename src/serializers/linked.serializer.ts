@@ -74,7 +74,7 @@ export function venueJsonLd(view: LinkedView<VenueRecord>, urls: Urls): Json {
   const v = view.record;
   const ld: Json = { '@type': 'Place', name: v.title, description: plain(v.content) };
   if (view.image) ld.image = view.image.url;
-  ld.url = urls.permalink('venue', v.slug, v.id);
+  ld.url = urls.permalink('venue', v.slug, v.id, v.status);
   ld.address = {
     '@type': 'PostalAddress',
     ...compact([
@@ -119,7 +119,7 @@ export function serializeVenue(view: LinkedView<VenueRecord>, urls: Urls, option
     date_utc: v.dateUtc,
     modified: v.modified,
     modified_utc: v.modifiedUtc,
-    url: urls.permalink(v.type, v.slug, v.id),
+    url: urls.permalink(v.type, v.slug, v.id, v.status),
     venue: texturize(v.title),
     description: autop(v.content),
     excerpt: autop(v.excerpt),
@@ -155,7 +155,7 @@ export function serializeOrganizer(view: LinkedView<OrganizerRecord>, urls: Urls
     date_utc: o.dateUtc,
     modified: o.modified,
     modified_utc: o.modifiedUtc,
-    url: urls.permalink(o.type, o.slug, o.id),
+    url: urls.permalink(o.type, o.slug, o.id, o.status),
     organizer: texturize(o.title),
     description: autop(o.content),
     excerpt: autop(o.excerpt),

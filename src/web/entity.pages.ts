@@ -84,7 +84,7 @@ export function venueModel(ctx: PageContext, v: LinkedView<VenueRecord>): VenueM
   return {
     id: r.id,
     name: htmlToText(r.title),
-    url: ctx.urls.permalink('venue', r.slug, r.id),
+    url: ctx.urls.permalink('venue', r.slug, r.id, r.status),
     address,
     phone: r.phone,
     website: r.website,
@@ -98,7 +98,7 @@ export function organizerModel(ctx: PageContext, o: LinkedView<OrganizerRecord>)
   return {
     id: r.id,
     name: htmlToText(r.title),
-    url: ctx.urls.permalink('organizer', r.slug, r.id),
+    url: ctx.urls.permalink('organizer', r.slug, r.id, r.status),
     phone: r.phone,
     email: r.email,
     website: r.website,

@@ -200,7 +200,7 @@ export function registerPages(app: FastifyInstance, config: Config, urls: Urls):
   registerEmbed(app, pages);
   registerRedirects(app, urls);
 
-  // WordPress' permalink of what has no slug yet (drafts): `/?p=<id>`, which the API's `url` fields name
+  // WordPress' permalinks of drafts and of what has no slug: `/?post_type=<type>&p=<id>`, `/?p=<id>`, which the API's `url` fields name
   app.addHook('onRequest', async (request, reply) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return;
     const m = /^\/\?(?:[^#]*&)?p=(\d{1,10})(?:&|$)/.exec(request.url);

@@ -207,6 +207,13 @@ describe('events: create', () => {
     assert.deepEqual(range.cost_details.values, ['0', '20', '30']);
     const decimals = await t.post('/events', { as: 'editor', form: 'title=D&start_date=2030-01-01&end_date=2030-01-01&cost[]=8.50&cost[]=6.50' });
     assert.deepEqual(decimals.body.cost_details.values, ['6.50', '8.50']);
+    // a word is listed as its slug; a lone "0" is no cost at all (PHP's empty(), as recorded on the original)
+    const word = await makeEvent(t, { cost: 'Pay What You Can' });
+    assert.equal(word.cost, 'Pay What You Can');
+    assert.deepEqual(word.cost_details.values, ['pay-what-you-can']);
+    const zero = await makeEvent(t, { cost: '0' });
+    assert.equal(zero.cost, '');
+    assert.deepEqual(zero.cost_details.values, []);
   });
 
   it('escapes and validates websites', async () => {
@@ -285,7 +292,17 @@ describe('events: create', () => {
     assert.deepEqual([a.slug, b.slug, c.slug], ['same-title', 'same-title-2', 'same-title-3']);
     const draft = await makeEvent(t, { title: 'Draft one', status: 'draft' });
     assert.equal(draft.slug, '');
-    assert.equal(draft.url, `${PUBLIC_URL}/?p=${draft.id}`);
+    // WordPress' link of a draft, pending or scheduled post names its type (get_post_permalink), also in website
+    assert.equal(draft.url, `${PUBLIC_URL}/?post_type=tribe_events&p=${draft.id}`);
+    assert.equal(draft.website, draft.url);
+    const pending = await makeEvent(t, { title: 'Pending one', status: 'pending' });
+    assert.equal(pending.url, `${PUBLIC_URL}/?post_type=tribe_events&p=${pending.id}`);
+    const venue = await makeLinked(t, 'venue', { status: 'draft' });
+    assert.equal(venue.url, `${PUBLIC_URL}/?post_type=tribe_venue&p=${venue.id}`);
+    const organizer = await makeLinked(t, 'organizer', { status: 'draft' });
+    assert.equal(organizer.url, `${PUBLIC_URL}/?post_type=tribe_organizer&p=${organizer.id}`);
+    const published = await t.post(`/events/${draft.id}`, { as: 'administrator', json: { status: 'publish' } });
+    assert.equal(published.body.url, `${PUBLIC_URL}/event/draft-one/`);
   });
 
   it('takes images by stored id or by URL (reused), but never from a contributor', async () => {

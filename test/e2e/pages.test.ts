@@ -313,7 +313,10 @@ describe('calendar pages: list, event, venue and organizer pages', () => {
 
   it("a draft's page (WordPress' /?p=<id>, the API's url of it) is a 404 to visitors and shown to those who may read it", async () => {
     const draft = await makeEvent(t, { title: 'Not yet', status: 'draft', start_date: '2031-05-01 10:00:00', end_date: '2031-05-01 11:00:00' });
-    assert.equal(draft.url, `${PUBLIC_URL}/?p=${draft.id}`);
+    assert.equal(draft.url, `${PUBLIC_URL}/?post_type=tribe_events&p=${draft.id}`);
+    const byUrl = await page(t, `/?post_type=tribe_events&p=${draft.id}`, t.authHeader('administrator'));
+    assert.equal(byUrl.status, 200);
+    assert.equal(text(byTag(byUrl.doc, 'h1')[0]), 'Not yet');
     const anonymous = await page(t, `/?p=${draft.id}`);
     assert.equal(anonymous.status, 404);
     assert.doesNotMatch(anonymous.html, /Not yet/);

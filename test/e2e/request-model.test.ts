@@ -147,6 +147,46 @@ describe('request model', () => {
     assert.match(res.body.message, /page/);
   });
 
+  it("lists in data.details only the failures WordPress' validators give as errors, else []", async () => {
+    // a validator answering false (an unknown id, an anonymous caller's status): params only, details an empty array
+    for (const [path, query] of [
+      ['/categories/999999', {}],
+      ['/events', { status: 'draft' }],
+    ] as const) {
+      const res = await t.get(path, { query });
+      assert.equal(res.status, 400, path);
+      assert.equal(res.body.code, 'rest_invalid_param');
+      assert.deepEqual(res.body.data.details, [], path);
+      assert.equal(res.text.includes('"details":[]'), true);
+    }
+    // a schema check (WordPress' rest_validate_value_from_schema) returns a WP_Error: it is detailed with its code
+    const typed = await t.get('/categories', { query: { page: 'x', hide_empty: 'maybe' } });
+    assert.equal(typed.status, 400);
+    assert.deepEqual(Object.keys(typed.body.data.details).sort(), Object.keys(typed.body.data.params).sort());
+    for (const [name, detail] of Object.entries(typed.body.data.details) as [string, any][]) {
+      assert.equal(detail.message, typed.body.data.params[name]);
+      assert.match(detail.code, /^rest_/);
+    }
+  });
+
+  it('sends Allow on the errors of a matched route, as on its answers, and not on rest_no_route', async () => {
+    const created = await t.post('/categories', { as: 'administrator', form: { name: 'Allowed' } });
+    for (const [path, as, allow] of [
+      ['/categories/999999', undefined, 'GET'],
+      ['/events/999999', undefined, 'GET'],
+      ['/events?page=99', undefined, 'GET'],
+      ['/events?status=bogus', 'administrator', 'GET, POST'],
+      ['/events/999999', 'administrator', 'GET, DELETE, POST, PUT, PATCH'],
+    ] as const) {
+      const res = await t.get(path, as ? { as } : {});
+      assert.ok(res.status >= 400, `${path}: ${res.status}`);
+      assert.equal(res.headers.allow, allow, path);
+    }
+    // the same route's answer carries the same header
+    assert.equal((await t.get(`/categories/${created.body.id}`)).headers.allow, 'GET');
+    assert.equal((await t.get('/nothing-here')).headers.allow, undefined);
+  });
+
   it('ignores a body id that would shadow the path id', async () => {
     const created = await t.post('/categories', { as: 'administrator', form: { name: 'Shadowed' } });
     const other = await t.post('/categories', { as: 'administrator', form: { name: 'Other' } });

@@ -31,14 +31,18 @@ describe('cost', () => {
     assert.equal(formatCost(['23'], '', ''), '$23');
     assert.equal(formatCost(['20$'], '$', 'postfix'), '20$');
     assert.equal(formatCost(['0$', '20$', '30$'], '$', 'postfix'), 'Free \u2013 30$');
-    assert.equal(formatCost(['0'], '', ''), 'Free');
+    // a lone "0" is no cost (PHP's empty()); a zero among others, or written otherwise, is Free
+    assert.equal(formatCost(['0'], '', ''), '');
+    assert.equal(formatCost(['$0'], '$', 'prefix'), 'Free');
     assert.equal(formatCost([], '', ''), '');
     assert.equal(formatCost(['Donation <b>'], '', ''), 'Donation &lt;b&gt;');
   });
 
   it('details list the numbers as strings, else the text as written', () => {
     assert.deepEqual(costValues(['6.50', '8.50']), ['6.50', '8.50']);
-    assert.deepEqual(costValues(['Donation']), ['Donation']);
+    assert.deepEqual(costValues(['Donation']), ['donation']);
+    assert.deepEqual(costValues(['Pay what you can']), ['pay-what-you-can']);
+    assert.deepEqual(costValues(['0']), []);
     assert.deepEqual(costValues([]), []);
   });
 });

@@ -4,6 +4,7 @@
  * "Free", the symbol where it was written, `$` in front when none was).
  */
 import { escHtml } from '../content/html.js';
+import { sanitizeSlug } from '../slugs.js';
 
 const NUMBER = /\d+(?:[.,]\d+)*/g;
 const DEFAULT_SYMBOL = '$';
@@ -27,10 +28,18 @@ export function normaliseNumber(raw: string): string {
   return raw;
 }
 
+/**
+ * The costs as the original reads them back: a lone `"0"` is PHP's `empty()`, so no cost at all (recorded on a
+ * TEC 6.17 site: `cost: "0"` answers `cost: ""` and `values: []`). Zero within a range stays, as "Free".
+ */
+function shownCosts(costs: readonly string[]): readonly string[] {
+  return costs.length === 1 && costs[0].trim() === '0' ? [] : costs;
+}
+
 /** Every number of the cost strings, normalised, unique, ascending. */
 export function costNumbers(costs: readonly string[]): string[] {
   const byValue = new Map<number, string>();
-  for (const cost of costs) {
+  for (const cost of shownCosts(costs)) {
     for (const m of cost.match(NUMBER) ?? []) {
       const n = normaliseNumber(m);
       const value = Number(n);
@@ -59,16 +68,21 @@ export function deriveCurrency(costs: readonly string[]): { symbol: string; posi
   return found ?? { symbol: '', position: '' };
 }
 
-/** The values `cost_details` lists: every number found, else the first text as written. */
+/** The values `cost_details` lists: every number found, else the first text as a slug (`Donation` → `donation`). */
 export function costValues(costs: readonly string[], numbers: readonly string[] = costNumbers(costs)): string[] {
-  const text = costs.map((c) => c.trim()).filter((c) => c !== '');
-  return numbers.length > 0 ? [...numbers] : text.slice(0, 1);
+  if (numbers.length > 0) return [...numbers];
+  const text = shownCosts(costs)
+    .map((c) => c.trim())
+    .find((c) => c !== '');
+  return text === undefined ? [] : [sanitizeSlug(text)];
 }
 
 /** The display string; `numbers`: costNumbers(costs), when the caller has them already. */
 export function formatCost(costs: readonly string[], symbol: string, position: string, numbers: readonly string[] = costNumbers(costs)): string {
   if (numbers.length === 0) {
-    const text = costs.map((c) => c.trim()).find((c) => c !== '');
+    const text = shownCosts(costs)
+      .map((c) => c.trim())
+      .find((c) => c !== '');
     return text === undefined ? '' : escHtml(text);
   }
   const sym = symbol === '' ? DEFAULT_SYMBOL : symbol;

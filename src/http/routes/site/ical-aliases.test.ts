@@ -25,6 +25,26 @@ describe("the original's iCalendar URLs", () => {
     assert.equal(alias('/?post_type=tribe_events&ical=1'), '/calendar/events/v1/events.ics');
   });
 
+  it("read the view from WordPress' query variables on the site's root", () => {
+    assert.equal(
+      alias('/?post_type=tribe_events&ical=1&eventDisplay=month&eventDate=2025-03'),
+      '/calendar/events/v1/events.ics?start_date=2025-03-01&end_date=2025-03-31',
+    );
+    assert.equal(
+      alias('/?post_type=tribe_events&ical=1&eventDisplay=month'),
+      '/calendar/events/v1/events.ics?start_date=2027-02-01&end_date=2027-02-28',
+    );
+    assert.equal(
+      alias('/?post_type=tribe_events&ical=1&eventDisplay=day&eventDate=2025-03-08'),
+      '/calendar/events/v1/events.ics?start_date=2025-03-08&end_date=2025-03-08',
+    );
+    assert.equal(alias('/?post_type=tribe_events&ical=1&eventDisplay=list&tribe_events_cat=jazz'), '/calendar/events/v1/events.ics?categories=jazz');
+    assert.equal(
+      alias('/?post_type=tribe_events&ical=1&eventDisplay=month&eventDate=2025-13'),
+      '/?post_type=tribe_events&ical=1&eventDisplay=month&eventDate=2025-13',
+    );
+  });
+
   it('leave every other URL alone', () => {
     for (const url of [
       '/events/',

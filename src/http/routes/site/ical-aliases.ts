@@ -6,7 +6,8 @@
  *
  * Views: `/events/` and `/events/list/` (the default window), `/events/month/[YYYY-MM/]`, `/events/today/` and
  * `/events/YYYY-MM-DD/` (one day), each also under `/events/category/<slug>/` and `/events/tag/<slug>/`;
- * `/event/<slug>/` (one event or series); `/?post_type=tribe_events&ical=1`.
+ * `/event/<slug>/` (one event or series); `/?post_type=tribe_events&ical=1`, with the view in WordPress' query
+ * variables (`eventDisplay=month&eventDate=2025-03`, `eventDisplay=day&eventDate=2025-03-08`, `tribe_events_cat=<slug>`).
  */
 import { NAMESPACE } from '../../urls.js';
 
@@ -52,8 +53,15 @@ export function icalAliasUrl(url: string, today: () => { year: number; month: nu
   };
   if (segments.length === 0) {
     if (params.get('post_type') !== 'tribe_events') return url;
-    query.delete('post_type');
-    return feed('/events.ics');
+    // the view as WordPress' query variables name it: `eventDisplay=month&eventDate=2025-03`, `eventDisplay=day&eventDate=…`
+    const display = params.get('eventDisplay');
+    const date = params.get('eventDate');
+    const category = params.get('tribe_events_cat');
+    for (const name of ['post_type', 'eventDisplay', 'eventDate', 'tribe_events_cat']) query.delete(name);
+    const view = display === 'month' ? ['month', ...(date ? [date.slice(0, 7)] : [])] : display === 'day' ? [date ?? 'today'] : [];
+    const window = viewWindow(view, today());
+    if (window === null) return url;
+    return feed('/events.ics', { ...(category ? { categories: category } : {}), ...(window ?? {}) });
   }
   if (segments[0] === 'event' && segments.length === 2) return feed(`/events/by-slug/${segments[1]}.ics`);
   if (segments[0] !== 'events') return url;
