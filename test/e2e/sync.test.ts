@@ -296,6 +296,75 @@ describe('sync tokens', () => {
     assert.deepEqual(after.objects.sort(), [series.id, occurrences[2].id].sort());
   });
 
+  it('brings a series split in two into the next sync: its rule ends at the split, its modified date with it', async () => {
+    const series = await makeEvent(t, {
+      title: 'Choir',
+      start_date: '2032-01-05 19:00',
+      end_date: '2032-01-05 21:00',
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=5'],
+    });
+    const before = await t.get(`/events/${series.id}`);
+    const full = await sync(t, 'events', 'anonymous');
+    const occurrences = (
+      await t.get(`/events/${series.id}/occurrences`, { query: { start_date: '2032-01-01', end_date: '2032-03-01', per_page: 10 } })
+    ).body.events;
+    assert.equal(occurrences.length, 5);
+    const split = await t.post(`/events/${occurrences[3].id}/split`, {
+      as: 'administrator',
+      json: { start_date: '2032-01-26 20:00', end_date: '2032-01-26 22:00' },
+    });
+    assert.equal(split.status, 201, split.text);
+    const after = await t.get(`/events/${series.id}`);
+    assert.deepEqual(after.body.recurrence, ['RRULE:FREQ=WEEKLY;COUNT=3']);
+    assert.notEqual(after.headers.etag, before.headers.etag);
+    // written: a write conditional on the series as it was fails (its version moved on)
+    const stale = await t.post(`/events/${series.id}`, {
+      as: 'administrator',
+      headers: { 'if-match': String(before.headers.etag) },
+      json: { title: 'x' },
+    });
+    assert.equal(stale.status, 412);
+    assert.ok(after.body.modified_utc >= before.body.modified_utc);
+    const next = await sync(t, 'events', 'anonymous', full.token);
+    assert.deepEqual(next.objects.sort(), [series.id, split.body.id].sort());
+    assert.deepEqual(next.items.find((i) => i.id === series.id).recurrence, ['RRULE:FREQ=WEEKLY;COUNT=3']);
+  });
+
+  it('brings the categories under a deleted, renamed or moved category into the next sync (their parent or url changed)', async () => {
+    const top = await makeCategory(t, { name: 'Top' });
+    const parent = await makeCategory(t, { name: 'Parent', parent: top.id });
+    const child = await makeCategory(t, { name: 'Child', parent: parent.id });
+    const grandchild = await makeCategory(t, { name: 'Grandchild', parent: child.id });
+    const other = await makeCategory(t, { name: 'Other' });
+    const event = await makeEvent(t, { title: 'Filed under the child', categories: [child.id] });
+    const full = await sync(t, 'categories', 'anonymous');
+    const events = await sync(t, 'events', 'anonymous');
+    const childBefore = await t.get(`/categories/${child.id}`);
+
+    // a new slug: every category under it has another url
+    assert.equal((await t.post(`/categories/${parent.id}`, { as: 'administrator', json: { slug: 'parent-renamed' } })).status, 200);
+    const renamed = await sync(t, 'categories', 'anonymous', full.token);
+    assert.deepEqual(renamed.objects.sort(), [parent.id, child.id, grandchild.id].sort());
+    assert.match(renamed.items.find((c) => c.id === grandchild.id).url, /\/parent-renamed\/child\/grandchild\/$/);
+    const childRenamed = await t.get(`/categories/${child.id}`, { headers: { 'if-modified-since': String(childBefore.headers['last-modified']) } });
+    assert.notEqual(childRenamed.headers.etag, childBefore.headers.etag);
+
+    // deleted: its children move up to its parent (so do the events that show them), the rest get a shorter url
+    assert.equal((await t.del(`/categories/${parent.id}`, { as: 'administrator', query: { force: 'true' } })).status, 200);
+    const deleted = await sync(t, 'categories', 'anonymous', renamed.token);
+    assert.deepEqual([...deleted.removed], [[parent.id, 'deleted']]);
+    assert.deepEqual(deleted.objects.sort(), [child.id, grandchild.id].sort());
+    assert.equal(deleted.items.find((c) => c.id === child.id).parent, top.id);
+    const eventsNext = await sync(t, 'events', 'anonymous', events.token);
+    assert.deepEqual(eventsNext.objects, [event.id]);
+    assert.equal(eventsNext.items[0].categories[0].parent, top.id);
+
+    // moved: its subtree's urls change; an unrelated category is not in the sync
+    assert.equal((await t.post(`/categories/${child.id}`, { as: 'administrator', json: { parent: other.id } })).status, 200);
+    const moved = await sync(t, 'categories', 'anonymous', deleted.token);
+    assert.deepEqual(moved.objects.sort(), [child.id, grandchild.id].sort());
+  });
+
   it('brings the events that embed a renamed venue, organizer or category into the next events sync', async () => {
     const venue = await makeLinked(t, 'venue', { venue: 'Old Hall' });
     const organizer = await makeLinked(t, 'organizer', { organizer: 'Old Org' });

@@ -179,13 +179,44 @@ export class TermService {
           }
           patch.parentId = parentId;
         }
+        const below =
+          patch.slug !== undefined || (patch.parentId !== undefined && patch.parentId !== term.parentId) ? await this.descendants(tx, id) : [];
         const written = await tx.terms.update(id, patch, ifVersion);
         if (!written && ifVersion !== undefined) throw errors.preconditionFailed();
         await tx.changes.note(this.resource, id, 'update', { fields: changedFieldNames(term, patch) });
         await tx.changes.noteEventsEmbedding('term', id, this.eventField);
+        // the categories under it have another path, so another `url`
+        await this.rewritten(tx, below, ['url']);
         return this.written(tx, id);
       }),
     );
+  }
+
+  /** The categories under a category, at any depth, with their parents (none for tags). */
+  private async descendants(tx: Storage, id: number): Promise<{ id: number; parentId: number }[]> {
+    if (!this.info.hierarchical) return [];
+    const tree = await tx.terms.tree(this.info.taxonomy);
+    const out: { id: number; parentId: number }[] = [];
+    const under = new Set([id]);
+    // (parents before children is not the tree's order: walk until nothing is added; a loop written past the API ends too)
+    for (let added = true; added; ) {
+      added = false;
+      for (const [termId, node] of tree) {
+        if (!under.has(termId) && under.has(node.parentId)) {
+          under.add(termId);
+          out.push({ id: termId, parentId: node.parentId });
+          added = true;
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Terms whose answer another term's write changed: written (version, modified time) and in the change log. */
+  private async rewritten(tx: Storage, terms: readonly { id: number }[], fields: string[]): Promise<void> {
+    if (terms.length === 0) return;
+    await tx.terms.touch(terms.map((t) => t.id));
+    for (const t of terms) await tx.changes.note(this.resource, t.id, 'update', { fields });
   }
 
   /** The term just written, read back inside the write's transaction. */
@@ -206,9 +237,24 @@ export class TermService {
       if (ifVersion !== undefined && term.version !== ifVersion) throw errors.preconditionFailed();
       // (before the links go)
       await tx.changes.noteEventsEmbedding('term', id, this.eventField);
+      const below = await this.descendants(tx, id);
+      const children = new Set(below.filter((d) => d.parentId === id).map((d) => d.id));
       const deleted = await tx.terms.remove(term, ifVersion);
       if (!deleted && ifVersion !== undefined) throw errors.preconditionFailed();
       await tx.changes.note(this.resource, id, 'delete');
+      // its children move up to its parent (their `parent` changes, and with it the events that show them); every
+      // category under it has a shorter path
+      await this.rewritten(
+        tx,
+        below.filter((d) => children.has(d.id)),
+        ['parent', 'url'],
+      );
+      for (const child of children) await tx.changes.noteEventsEmbedding('term', child, this.eventField);
+      await this.rewritten(
+        tx,
+        below.filter((d) => !children.has(d.id)),
+        ['url'],
+      );
       return term;
     });
   }

@@ -250,6 +250,17 @@ export class TermStore {
     return Number(written.numUpdatedRows) > 0;
   }
 
+  /** Marks terms written (their version and modified time move on) when what they show changed with another's write. */
+  async touch(ids: readonly number[]): Promise<void> {
+    if (ids.length === 0) return;
+    this.resolved?.clear();
+    await this.db
+      .updateTable('terms')
+      .set((eb) => ({ modified_at: nowUtc(), version: eb('version', '+', 1) }))
+      .where('id', 'in', [...ids])
+      .execute();
+  }
+
   /**
    * Deletes a term: its children move up to its parent; its post relationships go with it. `ifVersion`: see
    * update (false: the term had moved on, and the caller's transaction must not commit what was done).
