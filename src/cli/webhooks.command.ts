@@ -163,7 +163,13 @@ export async function webhooksCommand(config: Config, argv: string[]): Promise<n
     return actor ? await run(actor, services) : 67;
   } catch (error) {
     if (error instanceof ApiError) {
-      process.stderr.write(`calendar: ${error.message} (${error.code})\n`);
+      // with the reason of each refused parameter (`data.params`), which the message only names
+      const params = error.extra.params;
+      const reasons =
+        params !== null && typeof params === 'object' && !Array.isArray(params)
+          ? Object.entries(params as Record<string, unknown>).map(([name, why]) => `\n  ${name}: ${String(why)}`)
+          : [];
+      process.stderr.write(`calendar: ${error.message} (${error.code})${reasons.join('')}\n`);
       return 1;
     }
     throw error;

@@ -162,6 +162,12 @@ export const errors = {
   webhookNotFound: (id: number) => new ApiError('webhook-not-found', 404, `The webhook endpoint with ID ${id} was not found.`),
   webhookDeliveryNotFound: (id: number) =>
     new ApiError('webhook-delivery-not-found', 404, `The delivery with ID ${id} was not found for this endpoint.`),
+  webhookTestNotRedelivered: (id: number) =>
+    new ApiError(
+      'webhook-test-not-redeliverable',
+      400,
+      `The delivery with ID ${id} is a test, which is not sent again: send a new one (POST …/test).`,
+    ),
   webhookUrlRefused: (reason: string) => new ApiError('webhook-url-refused', 400, `The URL is refused: ${reason}`, { params: { url: reason } }),
   webhookUnreachable: (reason: string) =>
     new ApiError('webhook-endpoint-unreachable', 400, `The endpoint did not accept a webhook.test within 10 s: ${reason}`),

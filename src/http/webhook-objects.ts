@@ -1,7 +1,7 @@
 /**
- * What webhooks send of an object (FEATURES.md §4.3): its single read's body as a user reads it now (the same
- * visibility rule as sync: visibility.ts through the sync sources), its ETag (the hash of that body, as sync
- * objects carry it) and its URL. Built here because bodies and URLs are the HTTP layer's.
+ * What webhooks send of an object (FEATURES.md §4.3): its single read's body as a user reads it now (events as
+ * their single read answers that user — hidden from listings or not, an occurrence alone too; the others through
+ * the sync sources, the same visibility rule), its ETag (the hash of that body, the single read's) and its URL. Built here because bodies and URLs are the HTTP layer's.
  */
 import type { Services } from '../domain/services.js';
 import type { ResourceType } from '../domain/sync/change.js';
@@ -26,7 +26,8 @@ export function webhookObjects(services: Services, urls: Urls): WebhookObjects {
     const cut = { ids: [id] };
     const s = services.syncSources;
     if (type === 'event') {
-      const [view] = await s.events.records(actor, undefined, cut);
+      // as its single read answers the owner: events hidden from listings and occurrences too (sync shows neither)
+      const view = (await services.events.item(actor, id))?.view;
       return view && serializeEvent({ ...view, removedOccurrences: undefined }, urls, { single: true });
     }
     if (type === 'venue' || type === 'organizer') {

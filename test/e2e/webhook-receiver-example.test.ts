@@ -75,6 +75,26 @@ describe('the README webhook receiver example', () => {
     assert.equal(code, 2);
   });
 
+  it("registers as the README says, with the check on create: the receiver first, with a secret of one's own", async () => {
+    const checked = await createTestApp({ WEBHOOKS_ALLOW_PRIVATE: '1' });
+    try {
+      const secret = `whsec_${Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 37 + 11) % 256)).toString('base64')}`;
+      example = await startExample(secret);
+      const made = await checked.post('/webhooks', { as: 'administrator', json: { url: `${example.url}/hook`, secret } });
+      assert.equal(made.status, 201, made.text);
+      const [line] = await example.waitForLines(1);
+      assert.equal(line.type, 'webhook.test');
+      // with a secret the receiver does not hold, the check fails and no endpoint is made
+      const other = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
+      const refused = await checked.post('/webhooks', { as: 'administrator', json: { url: `${example.url}/hook`, secret: other } });
+      assert.equal(refused.status, 400);
+      assert.equal(refused.body.code, 'webhook-endpoint-unreachable');
+      assert.equal((await checked.get('/webhooks', { as: 'administrator' })).body.total, 1);
+    } finally {
+      await checked.close();
+    }
+  });
+
   it('verifies real deliveries, prints each change once, and refuses a changed body, a wrong secret and an old timestamp', async () => {
     // the endpoint first (its secret), then the receiver on a port of its own, then the endpoint's URL
     const made = await t.post('/webhooks', { as: 'administrator', json: { url: 'http://127.0.0.1:9/placeholder', event_types: ['event.*'] } });

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { httpSender } from '../../src/domain/webhooks/send.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { makeCategory, makeEvent } from '../helpers/factories.js';
+import { makeCategory, makeEvent, makeLinked } from '../helpers/factories.js';
 import { machinery, type Receiver, startReceiver, type TestClock, testClock } from '../helpers/webhooks.js';
 
 const ENV = { WEBHOOKS_ALLOW_PRIVATE: '1', WEBHOOKS_VERIFY: 'off' };
@@ -122,6 +122,69 @@ describe('webhooks', () => {
     const read = await t.get(`/events/${event.id}`, { as: 'administrator' });
     assert.equal(r.json.data.etag, read.headers.etag);
     assert.equal(r.json.data.object, undefined);
+  });
+
+  it("names changed fields by the object's v1 keys: organizer, sticky, a venue's stateprovince", async () => {
+    const m = machinery(t, clock);
+    await create({ event_types: ['event.updated', 'venue.updated'] });
+    const organizer = await makeLinked(t, 'organizer');
+    const venue = await makeLinked(t, 'venue', { city: 'Lyon' });
+    const event = await makeEvent(t, { start_date: '2032-05-01 10:00', end_date: '2032-05-01 11:00' });
+    await t.post(`/events/${event.id}`, { as: 'administrator', json: { organizer: [organizer.id] } });
+    await m.round();
+    await t.post(`/events/${event.id}`, { as: 'administrator', json: { sticky: true } });
+    await m.round();
+    await t.post(`/venues/${venue.id}`, { as: 'administrator', json: { stateprovince: 'Rhône' } });
+    await m.round();
+    const got = await receiver.waitFor(3);
+    const changed = (type: string, id: number) =>
+      got.find((r) => r.json.type === type && r.json.data.id === id && r.json.data.seq)?.json.data.changed;
+    const events = got.filter((r) => r.json.type === 'event.updated').sort((a, b) => a.json.data.seq - b.json.data.seq);
+    assert.deepEqual(events[0].json.data.changed, ['organizer']);
+    assert.deepEqual(events[1].json.data.changed, ['sticky']);
+    assert.deepEqual(changed('venue.updated', venue.id), ['stateprovince']);
+    for (const r of got)
+      for (const name of r.json.data.changed ?? []) assert.ok(!['organizers', 'menu_order', 'stateprovince_explicit'].includes(name), name);
+  });
+
+  it('sends an event hidden from listings as its single read answers the owner: with its ETag, and whole in a full payload', async () => {
+    const m = machinery(t, clock);
+    await create({ payload: 'full', event_types: ['event.updated'] });
+    const event = await makeEvent(t, { title: 'Unlisted talk', hide_from_listings: true });
+    await t.post(`/events/${event.id}`, { as: 'administrator', json: { title: 'Unlisted talk, moved' } });
+    await m.round();
+    const [r] = await receiver.waitFor(1);
+    const read = await t.get(`/events/${event.id}`, { as: 'administrator' });
+    assert.equal(r.json.data.etag, read.headers.etag);
+    assert.equal(r.json.data.object.title, 'Unlisted talk, moved');
+    assert.equal(r.json.data.object.hide_from_listings, true);
+  });
+
+  it('filters by a category with the categories under it, as the lists do', async () => {
+    const m = machinery(t, clock);
+    const music = await makeCategory(t, { name: 'Music' });
+    const jazz = await makeCategory(t, { name: 'Jazz', parent: music.id });
+    const talks = await makeCategory(t, { name: 'Talks' });
+    await create({ filter: { categories: [music.id] }, event_types: ['event.created'] });
+    const inJazz = await makeEvent(t, { categories: [jazz.id] });
+    await makeEvent(t, { categories: [talks.id] });
+    await m.round();
+    const [r] = await receiver.waitFor(1);
+    assert.equal(r.json.data.id, inJazz.id);
+    assert.equal(receiver.received.length, 1);
+  });
+
+  it('clears an optional field sent as null, back to its default; a URL cannot be cleared', async () => {
+    const hook = await create({ description: 'CRM', event_types: ['event.*'], payload: 'full' });
+    const cleared = await t.patch(`/webhooks/${hook.id}`, { as: 'administrator', json: { description: null, event_types: null, payload: null } });
+    assert.equal(cleared.status, 200, cleared.text);
+    assert.equal(cleared.body.description, '');
+    assert.deepEqual(cleared.body.event_types, ['*']);
+    assert.equal(cleared.body.payload, 'thin');
+    const noUrl = await t.patch(`/webhooks/${hook.id}`, { as: 'administrator', json: { url: null } });
+    assert.equal(noUrl.status, 400);
+    assert.ok(noUrl.body.data.params.url);
+    assert.equal((await t.get(`/webhooks/${hook.id}`, { as: 'administrator' })).body.url, `${receiver.url}/hook`);
   });
 
   it('keeps the webhook-id across retries: 500, 500, then 200 at ~0 s, ~5 s, ~5 min, all in the log (case 3)', async () => {
@@ -478,6 +541,10 @@ describe('webhooks', () => {
       (await t.post(`/webhooks/${hook.id}/deliveries/99999999/redeliver`, { as: 'administrator' })).body.code,
       'webhook-delivery-not-found',
     );
+    // a test is not sent again (a new one is): a clear 400, not a 404 for a delivery the log lists
+    const testAgain = await t.post(`/webhooks/${hook.id}/deliveries/${test.body.id}/redeliver`, { as: 'administrator' });
+    assert.equal(testAgain.status, 400);
+    assert.equal(testAgain.body.code, 'webhook-test-not-redeliverable');
     const gone = await t.del(`/webhooks/${hook.id}`, { as: 'administrator' });
     assert.equal(gone.status, 200);
     assert.equal(gone.body.deleted, true);
@@ -568,6 +635,23 @@ describe('webhook endpoints and the network', () => {
       const check = receiver.received[1];
       assert.equal(check.json.type, 'webhook.test');
       assert.deepEqual(verify(made.body.secret, check), check.json);
+      // a secret of one's own: a receiver started with it answers the check (Standard Webhooks' format only)
+      const own = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+      const mine = await t.post('/webhooks', { as: 'administrator', json: { url: receiver.url, secret: own } });
+      assert.equal(mine.status, 201, mine.text);
+      assert.equal(mine.body.secret, own);
+      assert.deepEqual(verify(own, receiver.received[2]), receiver.received[2].json);
+      for (const bad of ['whsec_short', 'secret', `whsec_${Buffer.alloc(80).toString('base64')}`]) {
+        const refused = await t.post('/webhooks', { as: 'administrator', json: { url: receiver.url, secret: bad } });
+        assert.equal(refused.status, 400, bad);
+        assert.ok(refused.body.data.params.secret);
+      }
+      // a send may have a shorter limit than the sender's (the check on create waits 10 s, a delivery 15 s)
+      receiver.script({ delayMs: 1_000 });
+      const sender = httpSender({ allowPrivate: true, timeoutMs: 15_000 });
+      const slow = await sender(receiver.url, {}, '{}', 300);
+      assert.equal(slow.status, undefined);
+      assert.match(String(slow.error), /within 0.3 s/);
     } finally {
       await receiver.close();
     }

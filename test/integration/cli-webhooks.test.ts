@@ -93,6 +93,8 @@ describe('calendar webhooks (CLI)', () => {
     // the categories and the venue must exist: the service names what is missing
     assert.equal(add.code, 1);
     assert.match(add.stderr, /^calendar: .+\(rest_invalid_param\)$/m);
+    // with the reason of each refused parameter, not only its name
+    assert.match(add.stderr, /^ {2}filter: .*1[234]/m);
     receiver.script({ status: 500 });
     const unreachable = await runCli(['webhooks', 'add', receiver.url], env);
     assert.equal(unreachable.code, 1);

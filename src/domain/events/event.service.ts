@@ -746,7 +746,7 @@ export class EventService {
       const after = (await this.linkOrganizers(tx, actor, input.organizers ?? [])).map((r) => r.id);
       await tx.events.setOrganizers(id, after);
       if (before.length !== after.length || before.some((o, i) => o !== after[i])) {
-        await tx.changes.note('event', id, 'update', { fields: ['organizers'] });
+        await tx.changes.note('event', id, 'update', { fields: ['organizer'] });
       }
     }
     const times = ['startDate', 'endDate', 'startUtc', 'endUtc', 'timezone', 'allDay'] as const;

@@ -14,7 +14,8 @@ const WIRE_NAMES: Readonly<Record<string, string>> = {
   hideFromListings: 'hide_from_listings',
   stateProvince: 'stateprovince',
   parentId: 'parent',
-  menuOrder: 'menu_order',
+  // (the original's sticky flag is its menu order)
+  menuOrder: 'sticky',
   icalUid: 'ical_uid',
 };
 
@@ -27,6 +28,8 @@ const NOT_FIELDS = new Set([
   'timezoneAbbr',
   'kind',
   'seriesId',
+  // whether a venue's state or province was sent as such: what shows is `stateprovince`
+  'stateprovinceExplicit',
   'id',
   'type',
 ]);

@@ -20,7 +20,8 @@ export interface SendResult {
   readonly durationMs: number;
 }
 
-export type Sender = (url: string, headers: Readonly<Record<string, string>>, body: string) => Promise<SendResult>;
+/** `timeoutMs`: this send's own limit, when shorter than the sender's (the check on create: 10 s). */
+export type Sender = (url: string, headers: Readonly<Record<string, string>>, body: string, timeoutMs?: number) => Promise<SendResult>;
 
 /** Checks a webhook URL's form: https (or http where private addresses are allowed), no credentials. */
 export function checkWebhookUrl(raw: string, allowPrivate: boolean): URL {
@@ -34,8 +35,9 @@ export function httpSender(options: {
   readonly timeoutMs: number;
   readonly agents?: { http: http.Agent; https: https.Agent };
 }): Sender {
-  return (raw, headers, body) =>
+  return (raw, headers, body, ownTimeoutMs) =>
     new Promise((resolve) => {
+      const timeoutMs = Math.min(ownTimeoutMs ?? options.timeoutMs, options.timeoutMs);
       const started = performance.now();
       const done = (r: Omit<SendResult, 'durationMs'>) => resolve({ ...r, durationMs: Math.round(performance.now() - started) });
       let url: URL;
@@ -52,13 +54,13 @@ export function httpSender(options: {
         agent: options.agents ? (secure ? options.agents.https : options.agents.http) : undefined,
       });
       let settled = false;
-      const timeout = `timeout: no complete answer within ${options.timeoutMs / 1000} s`;
+      const timeout = `timeout: no complete answer within ${timeoutMs / 1000} s`;
       const timer = setTimeout(() => {
         if (settled) return;
         settled = true;
         done({ error: timeout });
         req.destroy();
-      }, options.timeoutMs);
+      }, timeoutMs);
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
         let size = 0;

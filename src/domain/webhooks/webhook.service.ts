@@ -45,6 +45,8 @@ const LOG_KEEP_MS = 30 * DAY;
 const MAX_OBJECT_BYTES = 256 * 1024;
 /** Rows of the change log one fan-out takes at most. */
 const FAN_OUT_BATCH = 1000;
+/** How long the check on create waits for its 2xx (FEATURES.md §4.3). */
+const VERIFY_TIMEOUT_MS = 10_000;
 /** A replay re-sends at most this many changes. */
 const MAX_REPLAY = 100_000;
 /** Renders kept at most (see WebhookService.renders), and changes whose first claim here is remembered. */
@@ -83,6 +85,8 @@ export interface EndpointInput {
   readonly payload?: PayloadKind;
   readonly active?: boolean;
   readonly owner?: number;
+  /** A new endpoint's secret, when its maker gives one (checked by the route: isWebhookSecret). */
+  readonly secret?: string;
 }
 
 export interface DeliveryAttempt {
@@ -279,7 +283,7 @@ export class WebhookService {
     const eventTypes = this.checkTypes(input.eventTypes ?? ['*']);
     const filter = await this.checkFilter(input.filter ?? null);
     const ownerId = await this.checkOwner(input.owner ?? (actor.kind === 'user' ? actor.id : 0));
-    const secret = newSecret();
+    const secret = input.secret ?? newSecret();
     if (this.options.verifyOnCreate) await this.verify(url, secret);
     const now = this.clock();
     const row = await this.storage.transaction(async (tx) => {
@@ -426,7 +430,9 @@ export class WebhookService {
     this.authorize(actor);
     await this.endpointRow(id);
     const row = await this.storage.webhooks.findDelivery(id, deliveryId);
-    if (!row || row.type === 'webhook.test') throw errors.webhookDeliveryNotFound(deliveryId);
+    if (!row) throw errors.webhookDeliveryNotFound(deliveryId);
+    // (a test is sent when asked for, outside the queue: there is nothing to send again)
+    if (row.type === 'webhook.test') throw errors.webhookTestNotRedelivered(deliveryId);
     await this.storage.transaction((tx) => tx.webhooks.requeue([deliveryId], this.clock(), false));
     return this.delivery(actor, id, deliveryId);
   }
@@ -533,7 +539,7 @@ export class WebhookService {
     return id;
   }
 
-  /** Graph's ownership check: the URL must accept a signed `webhook.test` (2xx) within 10 s. */
+  /** Graph's ownership check: the URL must accept a signed `webhook.test` (2xx) within 10 s (VERIFY_TIMEOUT_MS). */
   private async verify(url: string, secret: string): Promise<void> {
     const now = this.clock();
     const msgId = `msg_verify_${randomUUID()}`;
@@ -549,6 +555,7 @@ export class WebhookService {
         'webhook-signature': signatures(msgId, ts, body, [secret]),
       },
       body,
+      VERIFY_TIMEOUT_MS,
     );
     if (result.status === undefined || result.status < 200 || result.status >= 300) {
       throw errors.webhookUnreachable(result.status === undefined ? (result.error ?? 'no answer') : `it answered ${result.status}`);

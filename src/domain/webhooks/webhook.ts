@@ -80,6 +80,14 @@ export function passesFilter(filter: WebhookFilter | null, links: EventLinks | u
 
 // ---- Standard Webhooks 1.0 (https://www.standardwebhooks.com): `whsec_` secrets, `v1,` HMAC-SHA256 signatures
 
+/** A secret a user made: `whsec_` and 24 to 64 bytes in base64 (what Standard Webhooks' libraries accept and make). */
+export function isWebhookSecret(value: string): boolean {
+  const m = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(value);
+  if (!m || m[1].length % 4 !== 0) return false;
+  const bytes = Buffer.from(m[1], 'base64').length;
+  return bytes >= 24 && bytes <= 64;
+}
+
 /** A new secret: 32 random bytes, as Standard Webhooks writes them. */
 export function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;

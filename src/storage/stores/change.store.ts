@@ -104,7 +104,7 @@ export class ChangeStore {
    */
   async noteEventsEmbedding(via: EmbeddedIn, id: number, field?: 'categories' | 'tags'): Promise<void> {
     const events = this.eventsEmbedding(via, id);
-    const name = via === 'venue' ? 'venue' : via === 'organizer' ? 'organizers' : (field ?? null);
+    const name = via === 'venue' ? 'venue' : via === 'organizer' ? 'organizer' : (field ?? null);
     await sql`insert into changes (resource_type, resource_id, op, occurred_at, status, prior_status, fields)
       select 'event', e.post_id, 'update', ${formatUtcMs(this.clock())}, p.status, p.status, ${name}
       from (${events}) e join posts p on p.id = e.post_id`.execute(this.db);

@@ -290,8 +290,8 @@ export class WebhookStore {
   }
 
   /**
-   * What filters and types need of these events now: whether each is an occurrence, its terms, venue and
-   * organizers. An event that no longer exists is absent.
+   * What filters and types need of these events now: whether each is an occurrence, its terms (with the
+   * categories above its own), venue and organizers. An event that no longer exists is absent.
    */
   async eventLinks(
     ids: readonly number[],
@@ -319,6 +319,17 @@ export class WebhookStore {
         .where('post_id', 'in', [...termsFrom.keys()])
         .execute();
       for (const t of terms) for (const id of termsFrom.get(t.post_id) ?? []) out.get(id)?.terms.add(t.term_id);
+      // an event in a category is in every category above it too, as the lists' category filter has it
+      const linked = [...new Set(terms.map((t) => t.term_id))];
+      const above = new Map<number, number[]>();
+      if (linked.length > 0) {
+        for (const a of await this.db.selectFrom('term_ancestors').select(['term_id', 'ancestor_id']).where('term_id', 'in', linked).execute()) {
+          const list = above.get(a.term_id);
+          if (list) list.push(a.ancestor_id);
+          else above.set(a.term_id, [a.ancestor_id]);
+        }
+      }
+      for (const e of out.values()) for (const term of [...e.terms]) for (const ancestor of above.get(term) ?? []) e.terms.add(ancestor);
       const organizers = await this.db.selectFrom('event_organizers').select(['event_id', 'organizer_id']).where('event_id', 'in', chunk).execute();
       for (const o of organizers) out.get(o.event_id)?.organizers.add(o.organizer_id);
     }

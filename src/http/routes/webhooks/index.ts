@@ -4,7 +4,8 @@
  * their log, send one again, or replay everything since a sequence number of the change log.
  */
 import { Type } from '@sinclair/typebox';
-import type { WebhookFilter } from '../../../domain/webhooks/webhook.js';
+import { errors } from '../../../domain/errors.js';
+import { isWebhookSecret, type WebhookFilter } from '../../../domain/webhooks/webhook.js';
 import type { EndpointInput } from '../../../domain/webhooks/webhook.service.js';
 import { canManageWebhooks } from '../../../domain/webhooks/webhook.service.js';
 import { serializeDelivery, serializeEndpoint } from '../../../serializers/webhook.serializer.js';
@@ -68,12 +69,16 @@ function input(
   },
   sent: Readonly<Record<string, unknown>>,
 ): EndpointInput {
+  // JSON null clears an optional field, back to its default (DECISIONS.md); the URL has none
+  if ('url' in sent && args.url === null) throw errors.invalidParam('url');
+  const cleared = <T>(name: string, value: T | null | undefined, byDefault: T): T | undefined =>
+    value === null && name in sent ? byDefault : (value ?? undefined);
   return {
     url: args.url ?? undefined,
-    description: args.description ?? undefined,
-    eventTypes: args.eventTypes ?? undefined,
+    description: cleared('description', args.description, ''),
+    eventTypes: cleared('event_types', args.eventTypes, ['*']),
     filter: 'filter' in sent ? (args.filter ?? null) : undefined,
-    payload: (args.payload ?? undefined) as EndpointInput['payload'],
+    payload: cleared('payload', args.payload, 'thin') as EndpointInput['payload'],
     active: args.active ?? undefined,
     owner: args.owner ?? undefined,
   };
@@ -102,14 +107,25 @@ export function webhookRoutes(): RouteSpec[] {
     route({
       methods: ['POST'],
       path: WEBHOOKS_PATH,
-      summary: 'Make a webhook endpoint; answered 201 with its secret, shown this once.',
+      summary:
+        'Make a webhook endpoint; answered 201 with its secret, shown this once (one of yours with `secret`, so that a receiver holding it already answers the check on create).',
       errors: [403],
       ...admin,
-      args: { ...endpointArgs, url: { ...endpointArgs.url, required: true as const } },
+      args: {
+        ...endpointArgs,
+        url: { ...endpointArgs.url, required: true as const },
+        secret: arg(
+          Type.String({
+            maxLength: 120,
+            description: 'The signing secret, when you make it yourself: `whsec_` and 24 to 64 random bytes in base64. Default: one is made.',
+          }),
+          { check: (v: string) => (isWebhookSecret(v) ? undefined : invalid('A secret is whsec_ followed by 24 to 64 bytes in base64.')) },
+        ),
+      },
       responses: { 201: EndpointSchema },
       callbacks: DELIVERY_CALLBACKS,
       async handler(ctx) {
-        const made = await ctx.services.webhooks.create(ctx.actor, input(ctx.args, ctx.sent));
+        const made = await ctx.services.webhooks.create(ctx.actor, { ...input(ctx.args, ctx.sent), secret: ctx.args.secret ?? undefined });
         return {
           status: 201,
           body: endpoint(ctx, made),
@@ -223,8 +239,8 @@ export function webhookRoutes(): RouteSpec[] {
     route({
       methods: ['POST'],
       path: `${WEBHOOKS_PATH}/:id/deliveries/:delivery/redeliver`,
-      summary: 'Send a delivery again, from the start of the retry schedule, with the same `webhook-id`.',
-      errors: [403, 404],
+      summary: 'Send a delivery again, from the start of the retry schedule, with the same `webhook-id` (not a test: 400).',
+      errors: [400, 403, 404],
       ...admin,
       args: { id: idArg, delivery: deliveryArg },
       responses: { 200: DeliverySchema },
