@@ -107,4 +107,32 @@ describe('conditional reads: ETag and 304', () => {
     assert.equal(missing.status, 404);
     assert.equal(missing.headers.etag, undefined);
   });
+  it('moves Last-Modified on with what the body shows: a term whose count changed, a feed that lost an event, an embedded organizer', async () => {
+    const category = await t.post('/categories', { as: 'administrator', json: { name: 'Counted' } });
+    const organizer = await makeLinked(t, 'organizer', { organizer: 'Org before', email: 'org@example.org' });
+    const staying = await makeEvent(t, { title: 'Staying', organizer: [organizer.id], start_date: '2031-02-01 10:00', end_date: '2031-02-01 11:00' });
+    const leaving = await makeEvent(t, { title: 'Leaving', start_date: '2031-02-02 10:00', end_date: '2031-02-02 11:00' });
+    const feedPath = '/events.ics?start_date=2031-01-01&end_date=2031-03-01';
+    const term = await t.get(`/categories/${category.body.id}`);
+    const feed = await t.get(feedPath);
+    const single = await t.get(`/events/${staying.id}.ics`);
+    for (const r of [term, feed, single]) assert.ok(r.headers['last-modified'], r.text.slice(0, 100));
+    // (HTTP dates count whole seconds)
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await makeEvent(t, { title: 'Counted one', categories: [category.body.id] });
+    assert.equal((await t.del(`/events/${leaving.id}`, { as: 'administrator' })).status, 200);
+    assert.equal((await t.post(`/organizers/${organizer.id}`, { as: 'administrator', json: { organizer: 'Org after' } })).status, 200);
+    for (const [path, before, changed] of [
+      [`/categories/${category.body.id}`, term, (r: any) => r.body.count === 1],
+      [feedPath, feed, (r: any) => !r.text.includes('Leaving')],
+      [`/events/${staying.id}.ics`, single, (r: any) => r.text.includes('Org after')],
+    ] as const) {
+      const since = await t.get(path, { headers: { 'if-modified-since': String(before.headers['last-modified']) } });
+      assert.equal(since.status, 200, path);
+      assert.ok(changed(since), path);
+      assert.ok(Date.parse(String(since.headers['last-modified'])) > Date.parse(String(before.headers['last-modified'])), path);
+      // and a copy as current as the answer is told so
+      assert.equal((await t.get(path, { headers: { 'if-modified-since': String(since.headers['last-modified']) } })).status, 304, path);
+    }
+  });
 });

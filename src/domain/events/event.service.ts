@@ -469,6 +469,15 @@ export class EventService {
   // ---- iCalendar -----------------------------------------------------------------------------------------
 
   /**
+   * When an event last changed, whichever (the change log's newest event row, which its fan-out gives an event
+   * for every venue, organizer or term it embeds): a feed's answer is no older than that, events gone from it
+   * included. Undefined when the log has none.
+   */
+  async lastChangeUtc(): Promise<string | undefined> {
+    return this.storage.changes.lastAt('event');
+  }
+
+  /**
    * The events of a feed: singles and series once each (a series when one of its occurrences is in the window),
    * by start, at most `limit`; by default from 30 days ago to 24 months ahead (FEATURES.md §3.4).
    */

@@ -278,6 +278,18 @@ export class ChangeStore {
     return rows.map((r) => ({ id: Number(r.resource_id), seq: Number(r.seq), op: r.op as ChangeOp, at: r.occurred_at }));
   }
 
+  /** When the newest change of this type was noted (its stored UTC stamp), if the log has one. */
+  async lastAt(type: ResourceType): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('changes')
+      .select('occurred_at')
+      .where('resource_type', '=', type)
+      .orderBy('occurred_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.occurred_at;
+  }
+
   /** The secret that signs sync tokens (made by migration 0012, shared by every process). */
   async secret(): Promise<string> {
     const row = await this.db.selectFrom('sync_state').select('value').where('name', '=', 'secret').executeTakeFirstOrThrow();

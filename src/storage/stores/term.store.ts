@@ -37,15 +37,16 @@ const statements = statementSet((dialect: Dialect) => ({
       dialect.name === 'postgres' ? 'json_array_elements_text(cast(? as json))' : 'json_each(?)'
     }`,
   ),
-  addToCounts: new Statement(dialect, 'update terms set count = count + ? where id in :ids'),
+  // (a count moved is a term answered otherwise: its modified time moves too, for Last-Modified and modified_after)
+  addToCounts: new Statement(dialect, 'update terms set count = count + ?, modified_at = ? where id in :ids'),
   // SQLite (PostgreSQL orders them itself: addToCountsOrdered)
-  addToCountsReturning: new Statement<TermRow>(dialect, 'update terms set count = count + ? where id in :ids returning *'),
+  addToCountsReturning: new Statement<TermRow>(dialect, 'update terms set count = count + ?, modified_at = ? where id in :ids returning *'),
   idsForPost: new Statement<{ term_id: number }>(dialect, 'select term_id from term_relationships where post_id = ?'),
-  addToCount: new Statement(dialect, 'update terms set count = count + ? where id = ?'),
+  addToCount: new Statement(dialect, 'update terms set count = count + ?, modified_at = ? where id = ?'),
   // PostgreSQL only (a data-modifying CTE): the updated rows, ordered as forPost reads them
   addToCountsOrdered: new Statement<TermRow>(
     dialect,
-    `with counted as (update terms set count = count + ? where id in (select cast(value as integer) from json_array_elements_text(cast(? as json))) returning *)
+    `with counted as (update terms set count = count + ?, modified_at = ? where id in (select cast(value as integer) from json_array_elements_text(cast(? as json))) returning *)
      select * from counted order by lower(name), id`,
   ),
   // (taxonomy, slug) and (taxonomy, id) pairs as two JSON arrays: what an event write's entries name, one text
@@ -452,10 +453,10 @@ export class TermStore {
     }
     for (const [delta, ids] of byDelta) {
       if (ids.length === 1) {
-        await this.sql.addToCount.run(this.db, [delta, ids[0]]);
+        await this.sql.addToCount.run(this.db, [delta, nowUtc(), ids[0]]);
         continue;
       }
-      await this.sql.addToCounts.run(this.db, [delta, idList(this.dialect, ids)]);
+      await this.sql.addToCounts.run(this.db, [delta, nowUtc(), idList(this.dialect, ids)]);
     }
   }
 
@@ -469,10 +470,10 @@ export class TermStore {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return [];
     if (this.dialect.name === 'postgres') {
-      const rows = await this.sql.addToCountsOrdered.all(this.db, [delta, JSON.stringify(unique)]);
+      const rows = await this.sql.addToCountsOrdered.all(this.db, [delta, nowUtc(), JSON.stringify(unique)]);
       return rows.map(toTerm);
     }
-    const rows = await this.sql.addToCountsReturning.all(this.db, [delta, idList(this.dialect, unique)]);
+    const rows = await this.sql.addToCountsReturning.all(this.db, [delta, nowUtc(), idList(this.dialect, unique)]);
     return sortAsRead(rows.map(toTerm));
   }
 
@@ -490,19 +491,21 @@ export class TermStore {
 
   /** Recounts from scratch (repairs, imports and tests that write relationships directly). */
   async recount(): Promise<void> {
+    const counted = (eb: ExpressionBuilder<Database, 'terms'>) =>
+      eb
+        .selectFrom('term_relationships as tr')
+        .innerJoin('posts as p', 'p.id', 'tr.post_id')
+        .whereRef('tr.term_id', '=', 'terms.id')
+        .where('p.type', '=', 'event')
+        .where('p.status', '=', 'publish')
+        // a series counts once: its occurrences (their own terms are an exception's) do not
+        .where('p.parent_id', '=', 0)
+        .select((e) => e.fn.countAll<number>().as('n'));
+    // (only the terms whose count was wrong: they, and their modified time, change)
     await this.db
       .updateTable('terms')
-      .set((eb) => ({
-        count: eb
-          .selectFrom('term_relationships as tr')
-          .innerJoin('posts as p', 'p.id', 'tr.post_id')
-          .whereRef('tr.term_id', '=', 'terms.id')
-          .where('p.type', '=', 'event')
-          .where('p.status', '=', 'publish')
-          // a series counts once: its occurrences (their own terms are an exception's) do not
-          .where('p.parent_id', '=', 0)
-          .select((e) => e.fn.countAll<number>().as('n')),
-      }))
+      .set((eb) => ({ count: counted(eb), modified_at: nowUtc() }))
+      .where((eb) => eb('count', '<>', counted(eb)))
       .execute();
   }
 

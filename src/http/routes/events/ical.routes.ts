@@ -7,10 +7,11 @@ import { Type } from '@sinclair/typebox';
 import { errors } from '../../../domain/errors.js';
 import type { CalendarEntry } from '../../../domain/events/event.service.js';
 import { serializeCalendar } from '../../../serializers/ical/calendar.serializer.js';
-import { matchesEtag, strongEtag } from '../../conditional.js';
+import { httpDate, matchesEtag, storedUtcMs, strongEtag } from '../../conditional.js';
 import { arg } from '../../params.js';
 import { type RouteContext, type RouteResponse, type RouteSpec, route } from '../../route.js';
 import { icalDownloadArg, icalFeedArgs } from './events.args.js';
+import { lastModifiedMs } from './index.js';
 
 const VERSION = '0.1.0';
 /** How often subscribers are asked to poll (RFC 7986 REFRESH-INTERVAL). */
@@ -21,11 +22,17 @@ const slugArg = arg(Type.String({ description: 'The event slug.' }), { required:
 
 const calendarResponse = { 200: Type.String({ description: 'An iCalendar stream (RFC 5545), `text/calendar`.' }) };
 
-function httpDate(stored: string): string {
-  return new Date(`${stored.replace(' ', 'T')}Z`).toUTCString();
-}
-
-function answer(ctx: RouteContext<{ readonly download?: boolean | null }>, entries: readonly CalendarEntry[], filename: string): RouteResponse {
+/**
+ * A feed's answer. Its Last-Modified: the latest write of what it shows (each event, or what it embeds: venue,
+ * organizers, terms) and, for the list feed, `lastChangeUtc` — the log's newest event change, so that an event
+ * that left the feed moves it on too.
+ */
+function answer(
+  ctx: RouteContext<{ readonly download?: boolean | null }>,
+  entries: readonly CalendarEntry[],
+  filename: string,
+  lastChangeUtc?: string,
+): RouteResponse {
   const body = serializeCalendar(entries, ctx.urls, {
     name: ctx.services.site.name,
     description: ctx.services.site.description,
@@ -34,18 +41,15 @@ function answer(ctx: RouteContext<{ readonly download?: boolean | null }>, entri
     refresh: REFRESH,
   });
   const etag = strongEtag(body);
-  const modified = entries
-    .flatMap((e) => [e.view, ...(e.exceptions ?? [])])
-    .map((v) => v.record.modifiedUtc)
-    .sort()
-    .at(-1);
+  const shown = entries.flatMap((e) => [e.view, ...(e.exceptions ?? [])]).map(lastModifiedMs);
+  const modified = Math.max(...shown, lastChangeUtc === undefined ? Number.NEGATIVE_INFINITY : storedUtcMs(lastChangeUtc));
   const headers: Record<string, string> = {
     'Content-Type': 'text/calendar; charset=utf-8',
     'Content-Disposition': `${ctx.args.download ? 'attachment' : 'inline'}; filename="${filename.replace(/[^\w.-]/g, '-')}.ics"`,
     ETag: etag,
     'Cache-Control': 'public, max-age=300',
   };
-  if (modified) headers['Last-Modified'] = httpDate(modified);
+  if (Number.isFinite(modified)) headers['Last-Modified'] = httpDate(modified);
   if (matchesEtag(ctx.request.headers['if-none-match'], etag)) return { status: 304, body: '', headers };
   return { body, headers };
 }
@@ -61,8 +65,8 @@ export function icalRoutes(): RouteSpec[] {
       args: icalFeedArgs,
       responses: calendarResponse,
       async handler(ctx) {
-        const entries = await ctx.services.events.calendar(ctx.actor, ctx.args);
-        return answer(ctx, entries, 'events');
+        const [entries, lastChange] = await Promise.all([ctx.services.events.calendar(ctx.actor, ctx.args), ctx.services.events.lastChangeUtc()]);
+        return answer(ctx, entries, 'events', lastChange);
       },
     }),
     route({

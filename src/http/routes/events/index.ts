@@ -51,7 +51,7 @@ const singleBody = (view: EventView, urls: Urls) =>
  * An event's Last-Modified: its own last write, or that of a venue, organizer, category or tag it embeds, whichever
  * is later (a venue renamed changes the event's body).
  */
-function lastModifiedMs(view: EventView): number {
+export function lastModifiedMs(view: EventView): number {
   return latestMs([
     view.record.modifiedUtc,
     ...(view.venue ? [view.venue.record.modifiedUtc] : []),
