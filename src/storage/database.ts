@@ -97,6 +97,8 @@ export interface EventsTable {
    * migration 0017); 0 otherwise.
    */
   shared_terms: Generated<Flag>;
+  /** When a venue, organizer or term it shows last changed (migration 0029); null until one did. */
+  links_modified_utc: Generated<string | null>;
 }
 
 /** A recurring event's rule, beside its master's `events` row (FEATURES.md §1.5). */

@@ -135,4 +135,33 @@ describe('conditional reads: ETag and 304', () => {
       assert.equal((await t.get(path, { headers: { 'if-modified-since': String(since.headers['last-modified']) } })).status, 304, path);
     }
   });
+  it("moves an event's Last-Modified on when what it showed is gone from it: a venue made a draft, an organizer trashed, a tag deleted", async () => {
+    const venue = await makeLinked(t, 'venue', { venue: 'Soon a draft' });
+    const organizer = await makeLinked(t, 'organizer', { organizer: 'Soon trashed' });
+    const tag = await t.post('/tags', { as: 'administrator', json: { name: 'soon-deleted' } });
+    const atVenue = await makeEvent(t, { title: 'At the venue', venue: venue.id });
+    const byOrganizer = await makeEvent(t, { title: 'By the organizer', organizer: [organizer.id] });
+    const tagged = await makeEvent(t, { title: 'Tagged', tags: [tag.body.id] });
+    const series = await makeEvent(t, {
+      title: 'Weekly at the venue',
+      venue: venue.id,
+      start_date: '2031-06-02 10:00',
+      end_date: '2031-06-02 11:00',
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+    });
+    const occurrence = (await t.get(`/events/${series.id}/occurrences`, { query: { start_date: '2031-06-01', end_date: '2031-07-01' } })).body
+      .events[1];
+    const paths = [atVenue.id, byOrganizer.id, tagged.id, occurrence.id].map((id) => `/events/${id}`);
+    const before = await Promise.all(paths.map((path) => t.get(path)));
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    assert.equal((await t.post(`/venues/${venue.id}`, { as: 'administrator', json: { status: 'draft' } })).status, 200);
+    assert.equal((await t.del(`/organizers/${organizer.id}`, { as: 'administrator' })).status, 200);
+    assert.equal((await t.del(`/tags/${tag.body.id}`, { as: 'administrator', query: { force: 'true' } })).status, 200);
+    for (const [i, path] of paths.entries()) {
+      const since = await t.get(path, { headers: { 'if-modified-since': String(before[i].headers['last-modified']) } });
+      assert.equal(since.status, 200, path);
+      assert.notEqual(since.headers.etag, before[i].headers.etag, path);
+      assert.ok(Date.parse(String(since.headers['last-modified'])) > Date.parse(String(before[i].headers['last-modified'])), path);
+    }
+  });
 });

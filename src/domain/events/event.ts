@@ -76,6 +76,8 @@ export interface EventRecord extends PostRecord, EventDetails {
    * links with its own dates and status, until an edit of it alone or its cancellation gives it rows.
    */
   readonly plain?: true;
+  /** When a venue, organizer or term it shows last changed (stored UTC; a plain occurrence: its series'), if one did. */
+  readonly linksModifiedUtc?: string;
 }
 
 /**

@@ -30,6 +30,7 @@ const NOT_FIELDS = new Set([
   'seriesId',
   // whether a venue's state or province was sent as such: what shows is `stateprovince`
   'stateprovinceExplicit',
+  'linksModifiedUtc',
   'id',
   'type',
 ]);

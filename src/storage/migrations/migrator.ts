@@ -32,6 +32,7 @@ import { sqliteDayCountsClustered } from './0025-sqlite-day-counts-clustered.mig
 import { monthCounts } from './0026-month-counts.migration.js';
 import { sqliteDayCountsByEndCovering } from './0027-sqlite-day-counts-by-end-covering.migration.js';
 import { eventTerms } from './0028-event-terms.migration.js';
+import { eventsLinksModified } from './0029-events-links-modified.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -67,6 +68,7 @@ export const MIGRATIONS: readonly Migration[] = [
   monthCounts,
   sqliteDayCountsByEndCovering,
   eventTerms,
+  eventsLinksModified,
 ];
 
 /** Applies the pending migrations; returns the names applied. */

@@ -105,9 +105,23 @@ export class ChangeStore {
   async noteEventsEmbedding(via: EmbeddedIn, id: number, field?: 'categories' | 'tags'): Promise<void> {
     const events = this.eventsEmbedding(via, id);
     const name = via === 'venue' ? 'venue' : via === 'organizer' ? 'organizer' : (field ?? null);
+    const at = formatUtcMs(this.clock());
     await sql`insert into changes (resource_type, resource_id, op, occurred_at, status, prior_status, fields)
-      select 'event', e.post_id, 'update', ${formatUtcMs(this.clock())}, p.status, p.status, ${name}
+      select 'event', e.post_id, 'update', ${at}, p.status, p.status, ${name}
       from (${events}) e join posts p on p.id = e.post_id`.execute(this.db);
+    // every event row that shows it learns when (its Last-Modified; migration 0029): occurrences with rows of their
+    // own too, which sync does not show apart; a plain occurrence reads its series'
+    await sql`update events set links_modified_utc = ${at} where post_id in (${this.eventRowsLinking(via, id)})`.execute(this.db);
+  }
+
+  /** Every `events` row that links this venue, organizer or term, or reads a term through its series. */
+  private eventRowsLinking(via: EmbeddedIn, id: number) {
+    if (via === 'venue') return sql`select post_id from events where venue_id = ${id}`;
+    if (via === 'organizer') return sql`select event_id from event_organizers where organizer_id = ${id}`;
+    return sql`select post_id from term_relationships where term_id = ${id}
+      union
+      select events.post_id from term_relationships join events on events.series_id = term_relationships.post_id
+      where term_relationships.term_id = ${id} and events.shared_terms = 1`;
   }
 
   /**

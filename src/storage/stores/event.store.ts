@@ -65,6 +65,7 @@ function toRecord(row: Readonly<Record<string, unknown>>): EventRecord {
   const id = Number(row.id);
   const details = eventColumns.fromRow(row);
   const record: EventRecord = { id, type: 'event', ...postFromRow(row), ...details, termsFrom: termsCarrier(id, details.seriesId, row.shared_terms) };
+  if (typeof row.links_modified_utc === 'string') Object.assign(record, { linksModifiedUtc: row.links_modified_utc });
   return Number(row.own_rows) === 0 ? Object.assign(record, { plain: true as const }) : record;
 }
 
@@ -127,6 +128,7 @@ const EVENT_READ = [
   'ical_sequence',
   'custom_fields',
   'shared_terms',
+  'links_modified_utc',
 ] as const satisfies readonly (keyof EventsTable)[];
 
 /** readColumns as selections, made once (a list built them for every request: ~30 µs of a 1 ms list at 10k events). */

@@ -34,6 +34,6 @@ export function plainEvents(dialect: Pick<Dialect, 'name'>, options: { ofSeries?
   return `(select o.id as post_id, o.status, o.start_date, o.end_date, o.start_utc, o.end_utc, m.timezone, o.timezone_abbr,
   m.all_day, m.cost, m.currency_symbol, m.currency_code, m.currency_position, m.website, m.show_map, m.show_map_link,
   o.hidden as hide_from_listings, m.featured, m.venue_id, ${kind} as kind, o.series_id, ${uid} as ical_uid, 0 as ical_sequence,
-  m.custom_fields, 1 as shared_terms
+  m.custom_fields, 1 as shared_terms, m.links_modified_utc
   from occurrences o inner join events m on m.post_id = o.series_id where ${options.byId ? PLAIN_BY_ID : PLAIN}${options.ofSeries ? ` and o.series_id = ${options.ofSeries}` : ''})`;
 }

@@ -54,6 +54,8 @@ const singleBody = (view: EventView, urls: Urls) =>
 export function lastModifiedMs(view: EventView): number {
   return latestMs([
     view.record.modifiedUtc,
+    // (what it showed and shows no more: a venue made a draft, an organizer trashed, a tag deleted)
+    ...(view.record.linksModifiedUtc ? [view.record.linksModifiedUtc] : []),
     ...(view.venue ? [view.venue.record.modifiedUtc] : []),
     ...view.organizers.map((o) => o.record.modifiedUtc),
     ...[...view.categories, ...view.tags].map((t) => t.modifiedAt),
