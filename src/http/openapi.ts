@@ -38,10 +38,11 @@ const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
   201: 'Created',
   202: 'Accepted: the work goes on in the background.',
-  400: 'Invalid or missing parameters (`rest_invalid_param`, `rest_missing_callback_param`), malformed JSON (`rest_invalid_json`), or an id of the wrong kind.',
+  400: "Invalid or missing parameters (`rest_invalid_param`, `rest_missing_callback_param`), malformed JSON (`rest_invalid_json`), or an id of the wrong kind; on lists, a sync or page token that is forged, another route's or another caller's (`invalid-sync-token`), or a parameter that does not go with one (`rest_invalid_param` naming it).",
   401: 'Credentials are needed for this, or those sent are wrong (`rest_forbidden`, `incorrect_password`).',
   403: 'The caller may not do this, or may not read this item (`rest_forbidden`, `*-not-accessible`).',
   404: 'No such route, item, or page (`rest_no_route`, `rest-event-not-found`, `*-archive-page-not-found`).',
+  304: 'Not Modified: the copy the request names is current — its tag is in If-None-Match, or (without If-None-Match) it was not modified after If-Modified-Since. No body; the same ETag.',
   410: 'The item is already in the trash (`*-is-in-trash`).',
   412: 'A condition sent does not hold (`precondition-failed`): the item changed since the ETag in If-Match (or since If-Unmodified-Since), or it does not exist. Nothing was written.',
   413: 'The body is larger than BODY_LIMIT (`rest_payload_too_large`).',
@@ -68,6 +69,80 @@ const CONDITION_PARAMETERS: Json = {
     schema: { type: 'string' },
   },
 };
+
+/** The request headers of a conditional read (RFC 9110 §13.1.2, §13.1.3), as components. */
+const READ_CONDITION_PARAMETERS: Json = {
+  IfNoneMatch: {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description:
+      "The ETag(s) of the copy held (weak comparison, `*` for any): when the answer would have that tag, 304 with no body. The tag is of the exact bytes this caller gets (it varies with the caller's rights and with what the answer embeds).",
+    schema: { type: 'string' },
+  },
+  IfModifiedSince: {
+    name: 'If-Modified-Since',
+    in: 'header',
+    required: false,
+    description:
+      'Without If-None-Match: 304 when the answer was not modified after this HTTP date (its Last-Modified). To the second: If-None-Match is the exact condition.',
+    schema: { type: 'string' },
+  },
+};
+
+/** A sync's tombstone, and `include_removed`'s (FEATURES.md §2.3). */
+const TOMBSTONE: Json = {
+  type: 'object',
+  description:
+    "What was deleted (`deleted`) or left the caller's view (`not_visible`: unpublished, made private, hidden from listings…) since the token or the instant.",
+  properties: {
+    id: { type: 'integer' },
+    removed: {
+      type: 'object',
+      properties: { reason: { type: 'string', enum: ['deleted', 'not_visible'] } },
+      required: ['reason'],
+      additionalProperties: false,
+    },
+    modified_utc: { type: 'string', description: 'When (UTC, `YYYY-MM-DD HH:MM:SS`).' },
+  },
+  required: ['id', 'removed', 'modified_utc'],
+  additionalProperties: false,
+};
+
+/**
+ * A list route's 200 (one that takes `sync_token`): the list as the original answers it, with `removed` when
+ * `include_removed` asks for it; or, in sync mode, a page of a sync — the objects (each with its `etag`) and
+ * tombstones, then `next_page_token` or, on the last page, `next_sync_token` (also in `X-Sync-Token`).
+ */
+function listOrSyncPage(listSchema: TSchema): Json {
+  const list = toOpenApiSchema(listSchema, true, true) as Json;
+  // the key of the items (`events`, `categories`…): the list's one array of objects
+  const [key, items] = Object.entries(((listSchema as Json).properties ?? {}) as Record<string, Json>).find(([, v]) => v.type === 'array') ?? [];
+  const item = items?.items as TSchema | undefined;
+  if (!key || !item) return list;
+  list.properties = {
+    ...list.properties,
+    removed: { type: 'array', items: { $ref: '#/components/schemas/Tombstone' }, description: 'With `include_removed=true`.' },
+  };
+  const object = toOpenApiSchema(item, true, true) as Json;
+  object.properties = {
+    ...object.properties,
+    etag: { type: 'string', description: 'The ETag a GET of the object answers this caller (for If-Match without reading it first).' },
+  };
+  delete object.title;
+  const page: Json = {
+    type: 'object',
+    description: 'A page of a sync (`sync_token`, `page_token`).',
+    properties: {
+      [key]: { type: 'array', items: { oneOf: [object, { $ref: '#/components/schemas/Tombstone' }] } },
+      next_page_token: { type: 'string', description: 'More pages follow: pass it as `page_token`.' },
+      next_sync_token: { type: 'string', description: 'On the last page: pass it as `sync_token` later for what changed since.' },
+    },
+    required: [key],
+    additionalProperties: false,
+  };
+  return { oneOf: [list, page] };
+}
 
 /** What a write answers beside its body: the ETag the item's next read sends this caller (a component). */
 const ETAG_HEADER: Json = {
@@ -176,19 +251,38 @@ function operation(method: HttpMethod, spec: RouteSpec): Json {
   }
   const conditional = spec.item !== undefined && method !== 'GET';
   if (conditional) parameters.push(...Object.keys(CONDITION_PARAMETERS).map((name) => ({ $ref: `#/components/parameters/${name}` })));
+  // every read is a conditional one (issue 16: ETags on every GET and HEAD)
+  const read = method === 'GET';
+  if (read) parameters.push(...Object.keys(READ_CONDITION_PARAMETERS).map((name) => ({ $ref: `#/components/parameters/${name}` })));
+  const syncs = read && 'sync_token' in spec.args;
   const responses: Json = {};
   for (const [status, schema] of Object.entries(spec.responses ?? {})) {
-    responses[status] = jsonResponse(STATUS_TEXT[Number(status)] ?? 'OK', toOpenApiSchema(schema, false, true));
+    const body = syncs && status === '200' ? listOrSyncPage(schema) : toOpenApiSchema(schema, false, true);
+    responses[status] = jsonResponse(STATUS_TEXT[Number(status)] ?? 'OK', body);
     if (conditional) responses[status].headers = { ETag: { $ref: '#/components/headers/ETag' } };
+    if (read && status === '200') {
+      responses[status].headers = {
+        ETag: { $ref: '#/components/headers/ReadETag' },
+        ...(spec.item !== undefined ? { 'Last-Modified': { $ref: '#/components/headers/LastModified' } } : {}),
+        ...(syncs ? { 'X-Sync-Token': { $ref: '#/components/headers/SyncToken' } } : {}),
+      };
+    }
   }
   if (Object.keys(responses).length === 0) responses['200'] = jsonResponse('OK', { type: 'object', additionalProperties: true });
+  if (read) responses['304'] = { description: STATUS_TEXT[304], headers: { ETag: { $ref: '#/components/headers/ReadETag' } } };
   const error = { $ref: '#/components/schemas/Error' };
-  const errorStatuses = new Set<number>([400, 401, ...(spec.errors ?? []), ...(conditional ? [412, 428] : [])]);
+  const errorStatuses = new Set<number>([400, 401, ...(spec.errors ?? []), ...(conditional ? [412, 428] : []), ...(syncs ? [410] : [])]);
   if (method === 'POST' || method === 'PUT' || method === 'PATCH') {
     errorStatuses.add(413);
     errorStatuses.add(415);
   }
-  for (const status of [...errorStatuses].sort()) responses[String(status)] = jsonResponse(STATUS_TEXT[status], error);
+  for (const status of [...errorStatuses].sort()) {
+    const text =
+      syncs && status === 410
+        ? "The sync token is older than the change log keeps (SYNC_RETENTION_DAYS) or from before a change of the caller's role (`sync-token-expired`): start again with `sync_token=start`."
+        : STATUS_TEXT[status];
+    responses[String(status)] = jsonResponse(text, error);
+  }
   op.responses = responses;
   if (spec.callbacks) op.callbacks = spec.callbacks;
   op.security = [{}, { applicationPassword: [] }];
@@ -203,6 +297,7 @@ export interface DocumentOptions {
 export function buildOpenApiDocument(registry: RouteRegistry, options: DocumentOptions): Json {
   const schemas: Json = {};
   for (const [name, schema] of Object.entries(COMPONENTS)) schemas[name] = toOpenApiSchema(schema, true, true);
+  schemas.Tombstone = TOMBSTONE;
 
   const paths: Json = {};
   let index: Json | undefined;
@@ -243,8 +338,16 @@ export function buildOpenApiDocument(registry: RouteRegistry, options: DocumentO
     components: {
       schemas,
       requestBodies,
-      parameters: CONDITION_PARAMETERS,
-      headers: { ETag: ETAG_HEADER },
+      parameters: { ...CONDITION_PARAMETERS, ...READ_CONDITION_PARAMETERS },
+      headers: {
+        ETag: ETAG_HEADER,
+        ReadETag: { description: 'A strong validator of the exact bytes of this answer, as this caller gets them.', schema: { type: 'string' } },
+        LastModified: {
+          description: 'The latest write of the item or of what it shows (a venue, organizers, terms; one that left it too).',
+          schema: { type: 'string' },
+        },
+        SyncToken: { description: 'On the last page of a sync: its `next_sync_token`.', schema: { type: 'string' } },
+      },
       securitySchemes: { applicationPassword: { type: 'http', scheme: 'basic', description: 'A login and an application password.' } },
     },
     servers: [{ url: options.serverUrl }],

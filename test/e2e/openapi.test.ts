@@ -168,6 +168,25 @@ describe('live responses match the documented schemas', () => {
     await check('delete', '/events/{id}', `/events/${gone.id}`, { as: 'administrator' });
     await check('get', '/venues', '/venues?page=9');
     await check('get', '/tags/{id}', '/tags/999999', { as: 'bad' });
+    await check('get', '/categories', '/categories?page=x&hide_empty=maybe');
+    // sync pages, tombstones and their errors (issue 16)
+    let page = await check('get', '/events', '/events?sync_token=start&per_page=1', { as: 'editor' });
+    while (page.body.next_page_token)
+      page = await check('get', '/events', `/events?page_token=${encodeURIComponent(page.body.next_page_token)}`, { as: 'editor' });
+    await t.del(`/events/${event.id}`, { as: 'administrator' });
+    const next = await check('get', '/events', `/events?sync_token=${encodeURIComponent(page.body.next_sync_token)}`, { as: 'editor' });
+    assert.ok(next.body.events.some((e: any) => e.removed?.reason === 'deleted'));
+    const removed = await check('get', '/events', '/events?modified_after=2000-01-01&include_removed=true');
+    assert.ok(removed.body.removed.length > 0);
+    await check('get', '/categories', '/categories?sync_token=start');
+    await check('get', '/venues', '/venues?sync_token=forged');
+    await check('get', '/tags', '/tags?sync_token=start&search=x');
+    // a read's 304 is documented (no body)
+    const etag = String((await t.get(`/tags/${tag.id}`)).headers.etag);
+    const notModified = await t.get(`/tags/${tag.id}`, { headers: { 'if-none-match': etag } });
+    assert.equal(notModified.status, 304);
+    assert.ok(doc.paths['/tags/{id}'].get.responses['304']);
+    assert.ok(doc.paths['/events'].get.responses['410'].description.includes('sync-token-expired'));
   });
 
   it('for webhook endpoints, their deliveries, and the payloads POSTed to them (the callback of POST /webhooks)', async () => {

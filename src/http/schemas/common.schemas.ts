@@ -13,6 +13,18 @@ export const ErrorSchema = Type.Object(
             description: 'The invalid (object: name → message) or missing (array of names) parameters.',
           }),
         ),
+        details: Type.Optional(
+          Type.Union(
+            [
+              Type.Record(Type.String(), Type.Object({ code: Type.String(), message: Type.String(), data: Type.Unknown() })),
+              Type.Array(Type.Unknown(), { maxItems: 0 }),
+            ],
+            {
+              description:
+                "With `params`: the failures WordPress' validators give as errors (a code of their own, e.g. a schema check's `rest_invalid_type`), by parameter; `[]` when none did.",
+            },
+          ),
+        ),
       },
       { additionalProperties: true },
     ),
