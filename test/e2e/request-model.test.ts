@@ -187,6 +187,25 @@ describe('request model', () => {
     assert.equal((await t.get('/nothing-here')).headers.allow, undefined);
   });
 
+  it('reads an id beyond any row there can be as one no row has, on either database (not a storage error)', async () => {
+    const big = '99999999999';
+    const cases: [string, string, number, string, Parameters<TestApp['get']>[1]?][] = [
+      ['GET', `/events/${big}`, 404, 'rest-event-not-found'],
+      ['GET', `/events/${big}`, 404, 'rest-event-not-found', { as: 'administrator' }],
+      ['DELETE', `/events/${big}`, 404, 'rest-event-not-found', { as: 'administrator' }],
+      ['GET', `/categories/${big}`, 400, 'rest_invalid_param'],
+      ['GET', `/venues/${big}`, 400, 'rest_invalid_param'],
+      ['GET', `/organizers/${big}`, 400, 'rest_invalid_param'],
+      ['GET', `/events?venue=${big}`, 400, 'rest_invalid_param'],
+      ['GET', `/webhooks/${big}`, 404, 'webhook-not-found', { as: 'administrator' }],
+    ];
+    for (const [method, path, status, code, options] of cases) {
+      const res = await t.request(method, path, options ?? {});
+      assert.equal(res.status, status, `${method} ${path}: ${res.text}`);
+      assert.equal(res.body.code, code, `${method} ${path}`);
+    }
+  });
+
   it('ignores a body id that would shadow the path id', async () => {
     const created = await t.post('/categories', { as: 'administrator', form: { name: 'Shadowed' } });
     const other = await t.post('/categories', { as: 'administrator', form: { name: 'Other' } });

@@ -24,6 +24,7 @@ import { PLAIN, plainEvents } from './plain-occurrences.js';
 import type { Row } from './planned.js';
 import { postColumns, postFromRow } from './post.store.js';
 import { builtOnce, idList, placeholders, Statement, statementFor, statementSet } from './statement.js';
+import { isStorableId, storableIds } from './ids.js';
 
 type Eb = ExpressionBuilder<Database, 'posts' | 'events'>;
 
@@ -402,6 +403,7 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
   }
 
   async find(id: number): Promise<EventRecord | undefined> {
+    if (!isStorableId(id)) return undefined;
     const row = await this.sql.find.first(this.db, [id, id]);
     return row ? toRecord(row) : undefined;
   }
@@ -413,7 +415,8 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
   }
 
   /** These events, in no particular order (those that exist). */
-  async findMany(ids: readonly number[]): Promise<EventRecord[]> {
+  async findMany(wanted: readonly number[]): Promise<EventRecord[]> {
+    const ids = storableIds(wanted);
     if (ids.length === 0) return [];
     // events with rows of their own, then plain occurrences among the rest (a page of single events: one query)
     const own = (await this.rows('own').where('events.post_id', 'in', this.dialect.jsonIds(ids)).execute()).map((r) =>

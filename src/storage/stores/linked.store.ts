@@ -22,6 +22,7 @@ import { plainEvents } from './plain-occurrences.js';
 import { type PlannedRead, planned, runPlanned } from './planned.js';
 import { postColumns, postFromRow } from './post.store.js';
 import { assignments, idList, Statement, statementFor, statementSet } from './statement.js';
+import { isStorableId } from './ids.js';
 
 type DetailsTables = { venue: VenuesTable; organizer: OrganizersTable };
 
@@ -93,6 +94,7 @@ export class LinkedStore<T extends LinkedType> implements PostKindStore<RecordOf
   }
 
   async find(id: number): Promise<RecordOf<T> | undefined> {
+    if (!isStorableId(id)) return undefined;
     const row = await this.select().where('d.post_id', '=', id).executeTakeFirst();
     return row ? this.map(row) : undefined;
   }

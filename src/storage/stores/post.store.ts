@@ -3,6 +3,7 @@ import type { PostFields, PostType } from '../../domain/posts/post.js';
 import type { Database, PostsTable } from '../database.js';
 import { type Codec, columnMap } from './columns.js';
 import { PLAIN_BY_ID } from './plain-occurrences.js';
+import { storableIds } from './ids.js';
 
 /** A lineage of global ids as a JSON array; null (and an empty list) as SQL null. */
 const lineage: Codec<readonly string[] | null | undefined, string | null> = {
@@ -60,8 +61,8 @@ export class PostStore {
   }
 
   async findAccessMany(ids: readonly number[]): Promise<PostAccessRow[]> {
-    if (ids.length === 0) return [];
-    const these = [...new Set(ids)];
+    const these = [...new Set(storableIds(ids))];
+    if (these.length === 0) return [];
     const rows = await this.db
       .selectFrom('posts')
       .select(['id', 'type', 'author_id', 'status', 'status_before_trash'])

@@ -22,6 +22,7 @@ import { jsonList } from './columns.js';
 import { PLAIN_BY_ID } from './plain-occurrences.js';
 import { type PlannedRead, planned, runPlanned } from './planned.js';
 import { idList, Statement, statementSet } from './statement.js';
+import { isStorableId } from './ids.js';
 
 export interface SeriesRow {
   readonly id: number;
@@ -181,6 +182,7 @@ export class SeriesStore {
   }
 
   async occurrence(id: number): Promise<OccurrenceRow | undefined> {
+    if (!isStorableId(id)) return undefined;
     return (await this.occurrencesByIds([id])).get(id);
   }
 

@@ -23,6 +23,7 @@ import { containsFolded } from './like.js';
 import { PLAIN_BY_ID } from './plain-occurrences.js';
 import { type PlannedRead, planned, runPlanned } from './planned.js';
 import { idList, Statement, statementSet } from './statement.js';
+import { isStorableId, storableIds } from './ids.js';
 
 /** The statements of the event write path (see Statement). */
 const statements = statementSet((dialect: Dialect) => ({
@@ -133,6 +134,7 @@ export class TermStore {
   }
 
   async find(taxonomy: Taxonomy, id: number): Promise<Term | undefined> {
+    if (!isStorableId(id)) return undefined;
     const row = await this.withCount().where('terms.taxonomy', '=', taxonomy).where('terms.id', '=', id).executeTakeFirst();
     return row ? toTerm(row as TermWithCount) : undefined;
   }
@@ -284,7 +286,8 @@ export class TermStore {
   }
 
   /** Ids of the given ones that are terms of the taxonomy. */
-  async existingIds(taxonomy: Taxonomy, ids: readonly number[]): Promise<Set<number>> {
+  async existingIds(taxonomy: Taxonomy, wanted: readonly number[]): Promise<Set<number>> {
+    const ids = storableIds(wanted);
     if (ids.length === 0) return new Set();
     const rows = await this.db
       .selectFrom('terms')

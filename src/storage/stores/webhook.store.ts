@@ -8,6 +8,7 @@ import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysel
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
 import { termsCarrier } from './event.store.js';
+import { isStorableId } from './ids.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -55,6 +56,7 @@ export class WebhookStore {
   }
 
   async findEndpoint(id: number): Promise<EndpointRow | undefined> {
+    if (!isStorableId(id)) return undefined;
     const r = await this.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
     return r && endpoint(r);
   }
@@ -341,6 +343,7 @@ export class WebhookStore {
   }
 
   async findDelivery(endpointId: number, id: number): Promise<DeliveryRow | undefined> {
+    if (!isStorableId(endpointId) || !isStorableId(id)) return undefined;
     const r = await this.db
       .selectFrom('webhook_deliveries')
       .selectAll()
