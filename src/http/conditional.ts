@@ -58,6 +58,15 @@ export function ifMatchHolds(header: string, etag: string | undefined, exists: b
   return etag !== undefined && tags.includes(etag);
 }
 
+/**
+ * Whether a write's If-None-Match fails on an existing item (§13.1.2, weak comparison): `*`, or one of its tags is
+ * the item's ETag (undefined: the caller gets no 200 for it; only `*` then names it).
+ */
+export function noneMatchFails(header: string, etag: string | undefined): boolean {
+  const tags = entityTags(header).map((t) => t.replace(/^W\//, ''));
+  return tags.includes('*') || (etag !== undefined && tags.includes(etag));
+}
+
 /** `Tue, 24 Nov 2026 09:15:40 GMT` for an instant in ms. */
 export function httpDate(ms: number): string {
   return new Date(ms).toUTCString();
@@ -89,17 +98,24 @@ export function parseHttpDate(value: unknown): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-/** The conditions a write carries (RFC 9110 §13.2.2: If-Unmodified-Since only counts without If-Match). */
+/**
+ * The conditions a write carries (RFC 9110 §13.2.2: If-Unmodified-Since only counts without If-Match;
+ * If-None-Match after either: `*`, or the item's tag, fails while the item exists — "do not overwrite").
+ */
 export interface WriteConditions {
   readonly ifMatch?: string;
   readonly ifUnmodifiedSince?: number;
+  readonly ifNoneMatch?: string;
 }
 
 export function writeConditions(headers: IncomingHttpHeaders): WriteConditions | undefined {
+  const none = headers['if-none-match'];
+  const ifNoneMatch = none !== undefined && none.trim() !== '' ? { ifNoneMatch: none } : {};
   const match = headers['if-match'];
-  if (match !== undefined && match.trim() !== '') return { ifMatch: match };
+  if (match !== undefined && match.trim() !== '') return { ifMatch: match, ...ifNoneMatch };
   const since = parseHttpDate(headers['if-unmodified-since']);
-  return since === undefined ? undefined : { ifUnmodifiedSince: since };
+  if (since !== undefined) return { ifUnmodifiedSince: since, ...ifNoneMatch };
+  return none === undefined || none.trim() === '' ? undefined : ifNoneMatch;
 }
 
 /**

@@ -68,6 +68,13 @@ const CONDITION_PARAMETERS: Json = {
       'Without If-Match: write only if the item (or what it embeds) was not modified after this HTTP date (its Last-Modified); otherwise 412. To the second: If-Match is the safer condition.',
     schema: { type: 'string' },
   },
+  IfNoneMatchWrite: {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: 'Write only if the item is not in one of these states: `*` (it exists: 412) or its ETag (weak comparison); otherwise 412.',
+    schema: { type: 'string' },
+  },
 };
 
 /** The request headers of a conditional read (RFC 9110 §13.1.2, §13.1.3), as components. */

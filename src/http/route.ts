@@ -9,7 +9,7 @@ import type { Actor } from '../domain/actor.js';
 import { isAuthenticated } from '../domain/actor.js';
 import { errors } from '../domain/errors.js';
 import type { Services } from '../domain/services.js';
-import { ifMatchHolds, type WriteConditions, writeConditions } from './conditional.js';
+import { ifMatchHolds, noneMatchFails, type WriteConditions, writeConditions } from './conditional.js';
 import { filterFields, parseFields } from './fields.js';
 import { Fragments, RawJson } from './fragments.js';
 import { type Args, type Resolved, resolveArgs } from './params.js';
@@ -201,7 +201,10 @@ export class RouteRegistry {
           },
         );
         if (spec.permission && !spec.permission(actor, args)) throw errors.forbidden(isAuthenticated(actor));
-        const ifVersion = conditional && (conditions || options.requireIfMatch) ? await precondition(spec, conditions, itemContext) : undefined;
+        const ifVersion =
+          conditional && (conditions || options.requireIfMatch)
+            ? await precondition(spec, conditions, itemContext, options.requireIfMatch === true)
+            : undefined;
         const sent = { ...query, ...body };
         const bodyHas = (name: string) => body !== undefined && Object.hasOwn(body, name);
         const result = await spec.handler({ args, actor, services, urls, request, spec, sent, bodyHas, ifVersion, fragments });
@@ -257,7 +260,12 @@ export class RouteRegistry {
  * or is `*`; If-Unmodified-Since, when there is no If-Match, when the item was not modified after it; neither
  * sent is a 428 under REQUIRE_IF_MATCH. Answers the version the write must find unchanged.
  */
-async function precondition(spec: RouteSpec, conditions: WriteConditions | undefined, ctx: ItemContext): Promise<number | undefined> {
+async function precondition(
+  spec: RouteSpec,
+  conditions: WriteConditions | undefined,
+  ctx: ItemContext,
+  requireIfMatch: boolean,
+): Promise<number | undefined> {
   if (spec.allowed && !(await spec.allowed(ctx.actor, ctx.params, ctx.services))) throw errors.forbidden(isAuthenticated(ctx.actor));
   const current = await spec.item?.(ctx);
   if (!current) {
@@ -268,8 +276,11 @@ async function precondition(spec: RouteSpec, conditions: WriteConditions | undef
     if (!ifMatchHolds(conditions.ifMatch, current.etag, true)) throw errors.preconditionFailed();
   } else if (conditions?.ifUnmodifiedSince !== undefined) {
     if (current.modifiedMs > conditions.ifUnmodifiedSince) throw errors.preconditionFailed();
-  } else throw errors.preconditionRequired();
-  return current.version;
+  } else if (requireIfMatch) throw errors.preconditionRequired();
+  // the item is there: a write that must not overwrite it (`*`), or this state of it, does not
+  if (conditions?.ifNoneMatch !== undefined && noneMatchFails(conditions.ifNoneMatch, current.etag)) throw errors.preconditionFailed();
+  // (the write then holds the version it checked: it fails if another writes first)
+  return conditions?.ifMatch !== undefined || conditions?.ifUnmodifiedSince !== undefined ? current.version : undefined;
 }
 
 /** POST with `_method` or `X-HTTP-Method-Override` acts as that method; HEAD runs the GET route. */

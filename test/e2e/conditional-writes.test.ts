@@ -494,6 +494,20 @@ describe('conditional requests: writes on every item route family', () => {
     assert.equal(whole.headers.etag, (await read(`/events/${series.id}`)).headers.etag);
   });
 
+  it('If-None-Match on a write fails while the item is there: `*` (do not overwrite) or its current tag; another tag writes', async () => {
+    for (const f of FAMILIES) {
+      const { path, value } = await f.make(t);
+      const current = etagOf(await read(path));
+      for (const header of ['*', current, `"other", W/${current}`]) {
+        const refused = await write('PATCH', path, f.set(`${value} (overwritten)`), { 'if-none-match': header });
+        assertPreconditionFailed(refused, `${f.name} If-None-Match: ${header}`);
+      }
+      assert.equal(f.read((await read(path)).body), value, `${f.name}: the 412s wrote nothing`);
+      const other = await write('PATCH', path, f.set(`${value} (written)`), { 'if-none-match': '"some-other-state"' });
+      assert.equal(other.status, 200, `${f.name}: ${other.text}`);
+    }
+  });
+
   it('without conditions, writes answer as before (no 412, no 428), with the new ETag added', async () => {
     const { path } = await FAMILIES[0].make(t);
     const res = await write('PATCH', path, { title: 'Unconditional' });

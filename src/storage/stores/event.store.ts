@@ -19,12 +19,12 @@ import { statusesOnly, visiblePosts } from '../../domain/visibility.js';
 import type { Database, EventsTable } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
 import { columnMap, customFieldList, flag, jsonList } from './columns.js';
+import { isStorableId, storableIds } from './ids.js';
 import { containsFolded } from './like.js';
 import { PLAIN, plainEvents } from './plain-occurrences.js';
 import type { Row } from './planned.js';
 import { postColumns, postFromRow } from './post.store.js';
 import { builtOnce, idList, placeholders, Statement, statementFor, statementSet } from './statement.js';
-import { isStorableId, storableIds } from './ids.js';
 
 type Eb = ExpressionBuilder<Database, 'posts' | 'events'>;
 

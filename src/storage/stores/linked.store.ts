@@ -16,13 +16,13 @@ import type { Database, EventsTable, OrganizersTable, PostsTable, VenuesTable } 
 import type { Dialect } from '../dialects/dialect.js';
 import { NAMED_TYPES_CONDITION } from '../migrations/0020-named-types-title-index.migration.js';
 import { type Codec, type ColumnMap, columnMap, flag, nullableNumber } from './columns.js';
+import { isStorableId } from './ids.js';
 import { containsFolded } from './like.js';
 import { caseInsensitiveEquals, caseInsensitiveText, needsUnindexedLookup } from './name-match.js';
 import { plainEvents } from './plain-occurrences.js';
 import { type PlannedRead, planned, runPlanned } from './planned.js';
 import { postColumns, postFromRow } from './post.store.js';
 import { assignments, idList, Statement, statementFor, statementSet } from './statement.js';
-import { isStorableId } from './ids.js';
 
 type DetailsTables = { venue: VenuesTable; organizer: OrganizersTable };
 

@@ -2,8 +2,8 @@ import { type Kysely, type SqlBool, sql } from 'kysely';
 import type { PostFields, PostType } from '../../domain/posts/post.js';
 import type { Database, PostsTable } from '../database.js';
 import { type Codec, columnMap } from './columns.js';
-import { PLAIN_BY_ID } from './plain-occurrences.js';
 import { storableIds } from './ids.js';
+import { PLAIN_BY_ID } from './plain-occurrences.js';
 
 /** A lineage of global ids as a JSON array; null (and an empty list) as SQL null. */
 const lineage: Codec<readonly string[] | null | undefined, string | null> = {

@@ -19,10 +19,10 @@ import type { EventDates } from '../../domain/events/event-dates.js';
 import type { Database } from '../database.js';
 import type { Dialect, JsonCell, JsonColumn } from '../dialects/dialect.js';
 import { jsonList } from './columns.js';
+import { isStorableId } from './ids.js';
 import { PLAIN_BY_ID } from './plain-occurrences.js';
 import { type PlannedRead, planned, runPlanned } from './planned.js';
 import { idList, Statement, statementSet } from './statement.js';
-import { isStorableId } from './ids.js';
 
 export interface SeriesRow {
   readonly id: number;

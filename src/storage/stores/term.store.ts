@@ -19,11 +19,11 @@ const termColumns = columnMap<TermsTable>()<TermFields>({
 type TermFieldsRow = Pick<TermsTable, 'taxonomy' | 'name' | 'slug' | 'description' | 'parent_id'>;
 
 import type { Dialect } from '../dialects/dialect.js';
+import { isStorableId, storableIds } from './ids.js';
 import { containsFolded } from './like.js';
 import { PLAIN_BY_ID } from './plain-occurrences.js';
 import { type PlannedRead, planned, runPlanned } from './planned.js';
 import { idList, Statement, statementSet } from './statement.js';
-import { isStorableId, storableIds } from './ids.js';
 
 /** The statements of the event write path (see Statement). */
 const statements = statementSet((dialect: Dialect) => ({
