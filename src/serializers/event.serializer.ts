@@ -144,26 +144,28 @@ export function eventJsonLd(view: EventView, url: string, urls: Urls): Record<st
   ld.startDate = formatIsoWithOffset(startMs, zone);
   ld.endDate = formatIsoWithOffset(endMs, zone);
   if (view.venue) ld.location = venueJsonLd(view.venue, urls);
-  if (view.organizers.length > 0) {
-    const people = view.organizers.map((o) => organizerJsonLd(o));
-    ld.organizer = people.length === 1 ? people[0] : people;
+  // (the original's JSON-LD names one organizer, its first, as an object)
+  if (view.organizers.length > 0) ld.organizer = organizerJsonLd(view.organizers[0]);
+  const numbers = costNumbers(e.cost);
+  const text = costValues(e.cost, numbers);
+  if (text.length > 0) {
+    ld.offers = {
+      '@type': 'Offer',
+      // as recorded on the original: the range without its symbol (`5 – 15`), a word cost as 0
+      price:
+        numbers.length === 0 ? '0' : numbers[0] === numbers[numbers.length - 1] ? numbers[0] : `${numbers[0]} \u2013 ${numbers[numbers.length - 1]}`,
+      priceCurrency: e.currencyCode || 'USD',
+      url,
+      category: 'primary',
+      availability: 'inStock',
+      // the day it was published, at midnight UTC (the original's `strtotime` of the post's date)
+      validFrom: `${e.date.slice(0, 10)}T00:00:00+00:00`,
+    };
   }
   ld.performer = 'Organization';
   if (view.series?.kind === 'series') {
     const schedule = eventSchedule(view.series.recurrence, e);
     if (schedule) ld.eventSchedule = schedule;
-  }
-  const numbers = costNumbers(e.cost);
-  if (e.cost.length > 0) {
-    ld.offers = {
-      '@type': 'Offer',
-      price: numbers[0] ?? e.cost[0],
-      priceCurrency: e.currencyCode || 'USD',
-      url,
-      category: 'primary',
-      availability: 'inStock',
-      validFrom: formatIsoWithOffset(wallToMs(parseWall(e.dateUtc)), zone),
-    };
   }
   return ld;
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Caller, createTestApp, type TestApp } from '../helpers/app.js';
-import { insertRawPost, makeEvent } from '../helpers/factories.js';
+import { insertRawPost, makeEvent, makeLinked } from '../helpers/factories.js';
 
 describe('events: read', () => {
   let t: TestApp;
@@ -30,6 +30,22 @@ describe('events: read', () => {
     assert.equal(ld.url, e.url);
     assert.equal(ld.offers.price, '10');
     assert.equal(ld.offers.priceCurrency, 'USD');
+    assert.equal(ld.offers.validFrom, `${e.date.slice(0, 10)}T00:00:00+00:00`);
+    // in the original's order: offers before performer
+    assert.ok(Object.keys(ld).indexOf('offers') < Object.keys(ld).indexOf('performer'));
+  });
+
+  it("gives JSON-LD the original's price of a range or a word, and its first organizer as one object", async () => {
+    const first = await makeLinked(t, 'organizer', { organizer: 'First LD' });
+    const second = await makeLinked(t, 'organizer', { organizer: 'Second LD' });
+    const range = await makeEvent(t, { title: 'Ranged', cost: '$199 - $499', organizer: [first.id, second.id] });
+    const ld = (await t.get(`/events/${range.id}`)).body.json_ld;
+    assert.equal(ld.offers.price, '199 \u2013 499');
+    assert.equal(ld.organizer.name, 'First LD');
+    const word = await makeEvent(t, { title: 'Worded', cost: 'Free' });
+    assert.equal((await t.get(`/events/${word.id}`)).body.json_ld.offers.price, '0');
+    const none = await makeEvent(t, { title: 'Costless' });
+    assert.equal((await t.get(`/events/${none.id}`)).body.json_ld.offers, undefined);
   });
 
   it('reads by slug, with the same answer as by id', async () => {
