@@ -270,7 +270,7 @@ function operation(method: HttpMethod, spec: RouteSpec): Json {
     if (read && status === '200') {
       responses[status].headers = {
         ETag: { $ref: '#/components/headers/ReadETag' },
-        ...(spec.item !== undefined ? { 'Last-Modified': { $ref: '#/components/headers/LastModified' } } : {}),
+        ...(spec.lastModified ? { 'Last-Modified': { $ref: '#/components/headers/LastModified' } } : {}),
         ...(syncs ? { 'X-Sync-Token': { $ref: '#/components/headers/SyncToken' } } : {}),
       };
     }

@@ -244,9 +244,12 @@ function hasNul(value: unknown, depth = 0): boolean {
   return Object.entries(value as object).some(([k, v]) => k.includes('\u0000') || hasNul(v, depth + 1));
 }
 
-/** A failure of WordPress' schema checks (`rest_validate_value_from_schema`): a WP_Error with the parameter's name as its data. */
-const schemaFailure = (name: string, code: string, message: string) => new Invalid(message, code, { param: name });
-const notOfType = (name: string, type: string) => schemaFailure(name, 'rest_invalid_type', `${name} is not of type ${type}.`);
+/**
+ * A failure of WordPress' schema checks (`rest_validate_value_from_schema`): a WP_Error of its code, whose data is
+ * the parameter's name for a wrong type only (the bounds, lengths and enums carry none).
+ */
+const schemaFailure = (name: string, code: string, message: string) => new Invalid(message, code);
+const notOfType = (name: string, type: string) => new Invalid(`${name} is not of type ${type}.`, 'rest_invalid_type', { param: name });
 
 /** WordPress' `rest_is_boolean` spellings. */
 export function parseBoolean(value: unknown): boolean | undefined {

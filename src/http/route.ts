@@ -114,6 +114,8 @@ export interface RouteSpec<A extends Args = Args> {
    * do not hold, 428 under REQUIRE_IF_MATCH when neither is sent), and the handler gets `ifVersion`.
    */
   readonly item?: (ctx: ItemContext) => Promise<ItemState | undefined>;
+  /** A read whose 200 carries `Last-Modified` (an item, a feed): documented so in `/doc`. */
+  readonly lastModified?: true;
   readonly handler: (ctx: RouteContext<Resolved<A>>) => Promise<RouteResponse>;
 }
 

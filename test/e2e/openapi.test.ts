@@ -187,6 +187,10 @@ describe('live responses match the documented schemas', () => {
     assert.equal(notModified.status, 304);
     assert.ok(doc.paths['/tags/{id}'].get.responses['304']);
     assert.ok(doc.paths['/events'].get.responses['410'].description.includes('sync-token-expired'));
+    // items and feeds say they carry Last-Modified; lists do not
+    for (const path of ['/events/{id}', '/venues/{id}', '/categories/{id}', '/events.ics'])
+      assert.ok(doc.paths[path].get.responses['200'].headers['Last-Modified'], path);
+    assert.equal(doc.paths['/events'].get.responses['200'].headers['Last-Modified'], undefined);
   });
 
   it('for webhook endpoints, their deliveries, and the payloads POSTed to them (the callback of POST /webhooks)', async () => {

@@ -165,8 +165,15 @@ describe('request model', () => {
     assert.deepEqual(Object.keys(typed.body.data.details).sort(), Object.keys(typed.body.data.params).sort());
     for (const [name, detail] of Object.entries(typed.body.data.details) as [string, any][]) {
       assert.equal(detail.message, typed.body.data.params[name]);
-      assert.match(detail.code, /^rest_/);
+      assert.equal(detail.code, 'rest_invalid_type');
+      // (WordPress gives a wrong type's error the parameter as its data)
+      assert.deepEqual(detail.data, { param: name });
     }
+    // a bound's error has no data
+    const bounded = await t.get('/events.ics', { query: { limit: '0' } });
+    assert.equal(bounded.status, 400);
+    assert.equal(bounded.body.data.details.limit.code, 'rest_out_of_bounds');
+    assert.equal(bounded.body.data.details.limit.data, null);
   });
 
   it('sends Allow on the errors of a matched route, as on its answers, and not on rest_no_route', async () => {

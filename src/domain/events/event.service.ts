@@ -802,8 +802,6 @@ export class EventService {
         if (guard && !(await tx.posts.claim(guard.id, guard.version))) throw errors.preconditionFailed();
         const master = await tx.events.find(seriesId);
         if (!master) throw errors.eventNotFound(seriesId);
-        // its exceptions as the series gives them now: those from the split on go to the new series
-        await tx.changes.noteSeriesExceptions(seriesId);
         const frame = frameOf(master, this.siteZone);
         const rule = await this.series.storedRule(tx, seriesId, frame, frame);
         if (!rule) throw errors.eventNotRecurring(seriesId);
@@ -823,6 +821,8 @@ export class EventService {
           splitFrom: seriesId,
         });
         await this.series.sync(tx, seriesId, before, { nowMs, datesChanged: false, fields: 'none', relink: [] });
+        // its exceptions from the split on belong to the new series now (those before it are unchanged)
+        await tx.changes.noteSeriesExceptions(created.id);
         // the series written: its rule now ends before the split (its modified date, version and the change log say
         // so, for Last-Modified, conditional writes, modified_after and sync)
         const stamp = postStamp(nowMs, this.siteZone);

@@ -183,9 +183,10 @@ export class TermService {
           patch.slug !== undefined || (patch.parentId !== undefined && patch.parentId !== term.parentId) ? await this.descendants(tx, id) : [];
         const written = await tx.terms.update(id, patch, ifVersion);
         if (!written && ifVersion !== undefined) throw errors.preconditionFailed();
-        await tx.changes.note(this.resource, id, 'update', { fields: changedFieldNames(term, patch) });
+        // (a category's `url` is its path: a new slug or parent moves it, and the url of every category under it)
+        const moved = this.info.hierarchical && (patch.slug !== undefined || (patch.parentId !== undefined && patch.parentId !== term.parentId));
+        await tx.changes.note(this.resource, id, 'update', { fields: [...changedFieldNames(term, patch), ...(moved ? ['url'] : [])] });
         await tx.changes.noteEventsEmbedding('term', id, this.eventField);
-        // the categories under it have another path, so another `url`
         await this.rewritten(tx, below, ['url']);
         return this.written(tx, id);
       }),
@@ -229,6 +230,11 @@ export class TermService {
   /** Deletes for good (no trash for terms) and answers with the term as it was. `ifVersion`: see update. */
   async remove(actor: Actor, id: number, ifVersion?: number): Promise<Term> {
     this.assertCanManage(actor);
+    // (retried as an update is: on PostgreSQL it writes the rows of the events that show it, which event writes lock too)
+    return retryOnConflict(() => this.removeOnce(id, ifVersion));
+  }
+
+  private removeOnce(id: number, ifVersion?: number): Promise<Term> {
     return this.storage.transaction(async (tx) => {
       // (the taxonomy's turn: its children move up to its parent, see update)
       await tx.lock(`term:${this.info.taxonomy}`);

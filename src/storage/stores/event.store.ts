@@ -635,7 +635,10 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
         ]),
       );
     }
-    if (f.include) c.push(f.include.length > 0 ? eb('events.post_id', 'in', [...f.include]) : sql<SqlBool>`1 = 0`);
+    if (f.include) {
+      const ids = storableIds(f.include);
+      c.push(ids.length > 0 ? eb('events.post_id', 'in', ids) : sql<SqlBool>`1 = 0`);
+    }
     if (f.postParent !== undefined) c.push(eb(arm === 'own' ? 'posts.parent_id' : 'events.series_id', '=', f.postParent));
     if (arm === 'plain') {
       // (PostgreSQL reads the series first, each one's occurrences then: see arm)

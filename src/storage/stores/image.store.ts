@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, ImageRow } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
+import { isStorableId } from './ids.js';
 import { type PlannedRead, planned, runPlanned } from './planned.js';
 import { idList, Statement, statementSet } from './statement.js';
 
@@ -47,6 +48,7 @@ export class ImageStore {
   ) {}
 
   async find(id: number): Promise<ImageRecord | undefined> {
+    if (!isStorableId(id)) return undefined;
     const row = await this.db.selectFrom('images').selectAll().where('post_id', '=', id).executeTakeFirst();
     return row ? toRecord(row) : undefined;
   }

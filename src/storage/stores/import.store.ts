@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database, ImportItemsTable, ImportJobsTable } from '../database.js';
 import type { Dialect } from '../dialects/dialect.js';
+import { isStorableId } from './ids.js';
 
 type ImportItemRow = Pick<ImportItemsTable, 'post_id' | 'sequence' | 'last_modified' | 'hash' | 'fields' | 'local'>;
 
@@ -123,6 +124,7 @@ export class ImportStore {
   }
 
   async find(id: number): Promise<ImportJob | undefined> {
+    if (!isStorableId(id)) return undefined;
     const row = await this.db.selectFrom('import_jobs').selectAll().where('id', '=', id).executeTakeFirst();
     return row ? toJob(row as JobRow) : undefined;
   }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { AppPasswordRow, Database, UserRow } from '../database.js';
+import { isStorableId } from './ids.js';
 
 export interface NewUser {
   login: string;
@@ -47,6 +48,7 @@ export class UserStore {
   }
 
   findById(id: number): Promise<UserRow | undefined> {
+    if (!isStorableId(id)) return Promise.resolve(undefined);
     return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
@@ -78,6 +80,7 @@ export class UserStore {
   }
 
   async exists(id: number): Promise<boolean> {
+    if (!isStorableId(id)) return false;
     return (await this.db.selectFrom('users').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
   }
 

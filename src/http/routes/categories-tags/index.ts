@@ -174,6 +174,7 @@ export function termRoutes(info: TaxonomyInfo): RouteSpec[] {
     route({
       methods: ['GET'],
       path: `/${info.route}/:id`,
+      lastModified: true,
       summary: `Read a ${noun}.`,
       args: { id: existingTermId(noun) },
       responses: { 200: itemSchema },

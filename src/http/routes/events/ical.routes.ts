@@ -11,7 +11,7 @@ import { httpDate, matchesEtag, storedUtcMs, strongEtag } from '../../conditiona
 import { arg } from '../../params.js';
 import { type RouteContext, type RouteResponse, type RouteSpec, route } from '../../route.js';
 import { icalDownloadArg, icalFeedArgs } from './events.args.js';
-import { lastModifiedMs } from './index.js';
+import { lastModifiedStamp } from './index.js';
 
 const VERSION = '0.1.0';
 /** How often subscribers are asked to poll (RFC 7986 REFRESH-INTERVAL). */
@@ -41,8 +41,15 @@ function answer(
     refresh: REFRESH,
   });
   const etag = strongEtag(body);
-  const shown = entries.flatMap((e) => [e.view, ...(e.exceptions ?? [])]).map(lastModifiedMs);
-  const modified = Math.max(...shown, lastChangeUtc === undefined ? Number.NEGATIVE_INFINITY : storedUtcMs(lastChangeUtc));
+  // (stored stamps compared as text, parsed once; a loop: a feed's entries and exceptions may be many)
+  let latest = lastChangeUtc ?? '';
+  for (const entry of entries) {
+    for (const view of [entry.view, ...(entry.exceptions ?? [])]) {
+      const stamp = lastModifiedStamp(view);
+      if (stamp > latest) latest = stamp;
+    }
+  }
+  const modified = latest === '' ? Number.NEGATIVE_INFINITY : storedUtcMs(latest);
   const headers: Record<string, string> = {
     'Content-Type': 'text/calendar; charset=utf-8',
     'Content-Disposition': `${ctx.args.download ? 'attachment' : 'inline'}; filename="${filename.replace(/[^\w.-]/g, '-')}.ics"`,
@@ -59,6 +66,7 @@ export function icalRoutes(): RouteSpec[] {
     route({
       methods: ['GET'],
       path: '/events.ics',
+      lastModified: true,
       summary:
         "An iCalendar feed of the events the caller may read (subscribe with the same URL as webcal://): the list's filters, by default from 30 days ago to 24 months ahead; a series is one VEVENT with its rule, exceptions and cancelled occurrences.",
       errors: [400],
@@ -72,6 +80,7 @@ export function icalRoutes(): RouteSpec[] {
     route({
       methods: ['GET'],
       path: '/events/:id.ics',
+      lastModified: true,
       summary: 'One event as iCalendar (a series, or an occurrence of one: the whole series).',
       errors: [403, 404, 410],
       args: { id: idArg, ...icalDownloadArg },
@@ -84,6 +93,7 @@ export function icalRoutes(): RouteSpec[] {
     route({
       methods: ['GET'],
       path: '/events/by-slug/:slug.ics',
+      lastModified: true,
       summary: 'One event, found by its slug, as iCalendar (a series: the whole series).',
       errors: [400, 403],
       args: { slug: slugArg, ...icalDownloadArg },

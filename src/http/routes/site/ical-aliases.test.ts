@@ -39,6 +39,7 @@ describe("the original's iCalendar URLs", () => {
       '/calendar/events/v1/events.ics?start_date=2025-03-08&end_date=2025-03-08',
     );
     assert.equal(alias('/?post_type=tribe_events&ical=1&eventDisplay=list&tribe_events_cat=jazz'), '/calendar/events/v1/events.ics?categories=jazz');
+    assert.equal(alias('/?post_type=tribe_events&ical=1&tag=outdoor'), '/calendar/events/v1/events.ics?tags=outdoor');
     assert.equal(
       alias('/?post_type=tribe_events&ical=1&eventDisplay=month&eventDate=2025-13'),
       '/?post_type=tribe_events&ical=1&eventDisplay=month&eventDate=2025-13',

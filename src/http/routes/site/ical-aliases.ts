@@ -7,7 +7,8 @@
  * Views: `/events/` and `/events/list/` (the default window), `/events/month/[YYYY-MM/]`, `/events/today/` and
  * `/events/YYYY-MM-DD/` (one day), each also under `/events/category/<slug>/` and `/events/tag/<slug>/`;
  * `/event/<slug>/` (one event or series); `/?post_type=tribe_events&ical=1`, with the view in WordPress' query
- * variables (`eventDisplay=month&eventDate=2025-03`, `eventDisplay=day&eventDate=2025-03-08`, `tribe_events_cat=<slug>`).
+ * variables (`eventDisplay=month&eventDate=2025-03`, `eventDisplay=day&eventDate=2025-03-08`, `tribe_events_cat=<slug>`,
+ * `tag=<slug>`; other views, Pro's week, photo and map, as the list).
  */
 import { NAMESPACE } from '../../urls.js';
 
@@ -57,11 +58,12 @@ export function icalAliasUrl(url: string, today: () => { year: number; month: nu
     const display = params.get('eventDisplay');
     const date = params.get('eventDate');
     const category = params.get('tribe_events_cat');
-    for (const name of ['post_type', 'eventDisplay', 'eventDate', 'tribe_events_cat']) query.delete(name);
+    const tag = params.get('tag');
+    for (const name of ['post_type', 'eventDisplay', 'eventDate', 'tribe_events_cat', 'tag']) query.delete(name);
     const view = display === 'month' ? ['month', ...(date ? [date.slice(0, 7)] : [])] : display === 'day' ? [date ?? 'today'] : [];
     const window = viewWindow(view, today());
     if (window === null) return url;
-    return feed('/events.ics', { ...(category ? { categories: category } : {}), ...(window ?? {}) });
+    return feed('/events.ics', { ...(category ? { categories: category } : {}), ...(tag ? { tags: tag } : {}), ...(window ?? {}) });
   }
   if (segments[0] === 'event' && segments.length === 2) return feed(`/events/by-slug/${segments[1]}.ics`);
   if (segments[0] !== 'events') return url;

@@ -94,6 +94,7 @@ export function linkedRoutes<T extends LinkedType>(type: T): RouteSpec[] {
     route({
       methods: ['GET'],
       path: `/${plural}/:id`,
+      lastModified: true,
       summary: `Read a ${type}.`,
       errors: [403],
       args: { id: idArg },
@@ -144,6 +145,7 @@ export function linkedRoutes<T extends LinkedType>(type: T): RouteSpec[] {
     route({
       methods: ['GET'],
       path: `/${plural}/by-slug/:slug`,
+      lastModified: true,
       summary: `Read a ${type} by its slug.`,
       errors: [403],
       args: { slug: slugArg },
