@@ -206,6 +206,10 @@ describe('iCalendar import', () => {
   });
 
   it('answers 400 for text that is not iCalendar and 415 for other bodies; author and anonymous are refused', async () => {
+    // a file over the import's own limit (10 MB, not BODY_LIMIT) names that limit
+    const huge = await t.post('/imports', { as: 'administrator', raw: { type: 'text/calendar', body: 'X'.repeat(10 * 1024 * 1024 + 1) } });
+    assert.equal(huge.status, 413);
+    assert.match(huge.body.message, /10485760 bytes/);
     const notIcs = await t.post('/imports', { as: 'administrator', raw: { type: 'text/calendar', body: '<html>nope</html>' } });
     assert.equal(notIcs.status, 400);
     assert.equal(notIcs.body.code, 'import-not-icalendar');

@@ -5,8 +5,12 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, errors } from '../../domain/errors.js';
+import { MAX_DOCUMENT_BYTES } from '../../domain/imports/fetch.js';
 import { StorageError } from '../../storage/dialects/dialect.js';
 import type { Storage } from '../../storage/storage.js';
+
+/** The media type of an iCalendar body (as app.ts' parser matches it). */
+const CALENDAR_TYPE = /^text\/calendar\s*(;.*)?$/i;
 
 export function toApiError(error: unknown, storage: Storage, bodyLimit: number, contentType?: string): ApiError | undefined {
   if (error instanceof ApiError) return error;
@@ -20,7 +24,8 @@ export function toApiError(error: unknown, storage: Storage, bodyLimit: number, 
   const fe = error as Partial<FastifyError>;
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return errors.payloadTooLarge(bodyLimit);
+      // (an iCalendar file for an import has a limit of its own: app.ts' text/calendar parser)
+      return errors.payloadTooLarge(contentType !== undefined && CALENDAR_TYPE.test(contentType) ? MAX_DOCUMENT_BYTES : bodyLimit);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
