@@ -151,7 +151,8 @@ export function checkWrite(event: any, input: Body, previous?: any): Check {
         break;
       }
       case 'cost':
-        same(key, event.cost_details.values, value === '' ? [] : [value]);
+        // (a lone "0" is no cost, as on the original: PHP's empty("0"))
+        same(key, event.cost_details.values, value === '' || value === '0' ? [] : [value]);
         break;
       case 'categories':
       case 'tags':
