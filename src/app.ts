@@ -17,7 +17,7 @@ import { registerAuth } from './http/plugins/auth.plugin.js';
 import { registerResponseCache } from './http/plugins/cache.plugin.js';
 import { registerCors } from './http/plugins/cors.plugin.js';
 import { registerEnvelope } from './http/plugins/envelope.plugin.js';
-import { registerErrorHandling } from './http/plugins/errors.plugin.js';
+import { CALENDAR_TYPE, registerErrorHandling } from './http/plugins/errors.plugin.js';
 import { registerEtags } from './http/plugins/etag.plugin.js';
 import { registerFastRevalidation } from './http/plugins/fast-revalidation.js';
 import { clientErrorHandler, registerRateLimit } from './http/plugins/limits.plugin.js';
@@ -151,7 +151,7 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
     }
   });
   // .ics files, for the imports route alone (up to 10 MB whatever BODY_LIMIT says); elsewhere still a 415
-  app.addContentTypeParser(/^text\/calendar\s*(;.*)?$/i, { parseAs: 'string', bodyLimit: MAX_DOCUMENT_BYTES }, (req, body, done) => {
+  app.addContentTypeParser(CALENDAR_TYPE, { parseAs: 'string', bodyLimit: MAX_DOCUMENT_BYTES }, (req, body, done) => {
     if (req.is404) return done(null, {});
     const route = req.routeOptions.url ?? '';
     if (!route.endsWith(IMPORTS_PATH)) return done(errors.unsupportedMediaType(String(req.headers['content-type'] ?? '')), undefined);

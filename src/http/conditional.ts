@@ -109,13 +109,14 @@ export interface WriteConditions {
 }
 
 export function writeConditions(headers: IncomingHttpHeaders): WriteConditions | undefined {
-  const none = headers['if-none-match'];
-  const ifNoneMatch = none !== undefined && none.trim() !== '' ? { ifNoneMatch: none } : {};
-  const match = headers['if-match'];
-  if (match !== undefined && match.trim() !== '') return { ifMatch: match, ...ifNoneMatch };
-  const since = parseHttpDate(headers['if-unmodified-since']);
-  if (since !== undefined) return { ifUnmodifiedSince: since, ...ifNoneMatch };
-  return none === undefined || none.trim() === '' ? undefined : ifNoneMatch;
+  const given = (value: string | undefined) => (value !== undefined && value.trim() !== '' ? value : undefined);
+  const ifMatch = given(headers['if-match']);
+  const conditions: WriteConditions = {
+    ifMatch,
+    ifUnmodifiedSince: ifMatch === undefined ? parseHttpDate(headers['if-unmodified-since']) : undefined,
+    ifNoneMatch: given(headers['if-none-match']),
+  };
+  return Object.values(conditions).some((v) => v !== undefined) ? conditions : undefined;
 }
 
 /**

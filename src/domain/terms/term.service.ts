@@ -179,12 +179,11 @@ export class TermService {
           }
           patch.parentId = parentId;
         }
-        const below =
-          patch.slug !== undefined || (patch.parentId !== undefined && patch.parentId !== term.parentId) ? await this.descendants(tx, id) : [];
-        const written = await tx.terms.update(id, patch, ifVersion);
-        if (!written && ifVersion !== undefined) throw errors.preconditionFailed();
         // (a category's `url` is its path: a new slug or parent moves it, and the url of every category under it)
         const moved = this.info.hierarchical && (patch.slug !== undefined || (patch.parentId !== undefined && patch.parentId !== term.parentId));
+        const below = moved ? await this.descendants(tx, id) : [];
+        const written = await tx.terms.update(id, patch, ifVersion);
+        if (!written && ifVersion !== undefined) throw errors.preconditionFailed();
         await tx.changes.note(this.resource, id, 'update', { fields: [...changedFieldNames(term, patch), ...(moved ? ['url'] : [])] });
         await tx.changes.noteEventsEmbedding('term', id, this.eventField);
         await this.rewritten(tx, below, ['url']);

@@ -9,8 +9,8 @@ import { MAX_DOCUMENT_BYTES } from '../../domain/imports/fetch.js';
 import { StorageError } from '../../storage/dialects/dialect.js';
 import type { Storage } from '../../storage/storage.js';
 
-/** The media type of an iCalendar body (as app.ts' parser matches it). */
-const CALENDAR_TYPE = /^text\/calendar\s*(;.*)?$/i;
+/** The media type of an iCalendar body: app.ts parses it with a limit of its own (MAX_DOCUMENT_BYTES). */
+export const CALENDAR_TYPE = /^text\/calendar\s*(;.*)?$/i;
 
 export function toApiError(error: unknown, storage: Storage, bodyLimit: number, contentType?: string): ApiError | undefined {
   if (error instanceof ApiError) return error;

@@ -114,7 +114,10 @@ export class ChangeStore {
     await sql`update events set links_modified_utc = ${at} where post_id in (${this.eventRowsLinking(via, id)})`.execute(this.db);
   }
 
-  /** Every `events` row that links this venue, organizer or term, or reads a term through its series. */
+  /**
+   * Every `events` row that links this venue, organizer or term, or reads a term through its series (an
+   * occurrence without terms of its own carries its series').
+   */
   private eventRowsLinking(via: EmbeddedIn, id: number) {
     if (via === 'venue') return sql`select post_id from events where venue_id = ${id}`;
     if (via === 'organizer') return sql`select event_id from event_organizers where organizer_id = ${id}`;
@@ -180,17 +183,7 @@ export class ChangeStore {
   private eventsEmbedding(via: EmbeddedIn, id: number) {
     const shown = sql<SqlBool>`(events.kind <> 'occurrence' or exists (
       select 1 from occurrences where occurrences.id = events.post_id and ${EXCEPTION}))`;
-    if (via === 'venue') return sql`select events.post_id from events where events.venue_id = ${id} and ${shown}`;
-    if (via === 'organizer') {
-      return sql`select events.post_id from event_organizers join events on events.post_id = event_organizers.event_id
-        where event_organizers.organizer_id = ${id} and ${shown}`;
-    }
-    // (an occurrence without terms of its own carries its series')
-    return sql`select events.post_id from term_relationships join events on events.post_id = term_relationships.post_id
-      where term_relationships.term_id = ${id} and ${shown}
-      union
-      select events.post_id from term_relationships join events on events.series_id = term_relationships.post_id
-      where term_relationships.term_id = ${id} and events.shared_terms = 1 and ${shown}`;
+    return sql`select events.post_id from events where events.post_id in (${this.eventRowsLinking(via, id)}) and ${shown}`;
   }
 
   // ---- reads ---------------------------------------------------------------------------------------------
