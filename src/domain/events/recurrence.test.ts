@@ -416,4 +416,16 @@ describe('recurrence descriptions', () => {
     assert.equal(describeRecurrence(read(['RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=10'], f), f), 'every week on Monday at 9 AM for 10 times');
     assert.equal(describeRecurrence(read(['RRULE:FREQ=DAILY', 'EXDATE:20251028T130000Z'], f), f), 'every day at 9 AM excluding 1 date');
   });
+
+  it('count ordinals below -1 from the end ("2nd to last"), where the library says "last" for all of them', () => {
+    const f = frame(NY, '2025-10-27 09:00:00');
+    const say = (line: string) => describeRecurrence(read([line], f), f);
+    assert.equal(say('RRULE:FREQ=MONTHLY;BYDAY=-2MO;COUNT=3'), 'every month on 2nd to last Monday at 9 AM for 3 times');
+    assert.equal(say('RRULE:FREQ=MONTHLY;BYDAY=-1FR,2TU,-3WE'), 'every month on last Friday, 2nd Tuesday and 3rd to last Wednesday at 9 AM');
+    assert.equal(say('RRULE:FREQ=MONTHLY;BYMONTHDAY=-2,1'), 'every month on the 2nd to last and 1st day of the month at 9 AM');
+    assert.equal(say('RRULE:FREQ=MONTHLY;BYDAY=MO,TU;BYSETPOS=-2'), 'every month on Monday and Tuesday at 9 AM on the 2nd to last instance');
+    assert.equal(say('RRULE:FREQ=YEARLY;BYYEARDAY=-11'), 'every year on the 11th to last day of the year at 9 AM');
+    // -1 and positive ordinals read as the library words them
+    assert.equal(say('RRULE:FREQ=MONTHLY;BYDAY=-1FR'), 'every month on last Friday at 9 AM');
+  });
 });

@@ -529,5 +529,61 @@ export function occurrenceKey(seriesId: number, originalUtc: string, allDay: boo
 /** The recurrence in words ("every week on Monday for 10 times"), for people reading the API. */
 export function describeRecurrence(rec: Recurrence, frame: SeriesFrame): string {
   const rule = floatingRule(rec, frame, 'describe');
-  return rule ? toText(rule, 'en', { excludeTzAbbreviation: true }) : `on ${rec.rdates.length + 1} dates`;
+  return rule ? countedFromEnd(toText(rule, 'en', { excludeTzAbbreviation: true }), rec.rule ?? '') : `on ${rec.rdates.length + 1} dates`;
+}
+
+const WEEKDAY_NAMES: Record<string, string> = {
+  MO: 'Monday',
+  TU: 'Tuesday',
+  WE: 'Wednesday',
+  TH: 'Thursday',
+  FR: 'Friday',
+  SA: 'Saturday',
+  SU: 'Sunday',
+};
+
+/** 1st, 2nd, 3rd, 4th, 11th… */
+function englishOrdinal(n: number): string {
+  const suffix = n % 10 === 1 && n % 100 !== 11 ? 'st' : n % 10 === 2 && n % 100 !== 12 ? 'nd' : n % 10 === 3 && n % 100 !== 13 ? 'rd' : 'th';
+  return `${n}${suffix}`;
+}
+
+/** The library's way of listing: "a", "a and b", "a, b and c". */
+const listed = (items: readonly string[]) => (items.length === 1 ? items[0] : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`);
+
+/**
+ * rrule-temporal's toText (2.2.8, the newest) words every negative ordinal as "last": BYDAY=-2MO reads "last
+ * Monday", BYMONTHDAY=-3 "the last day of the month", BYSETPOS=-2 "the last instance". Its words are not open to a
+ * caller, so the lists that hold an ordinal below -1 are written again here ("2nd to last Monday") and put in place
+ * of the library's, found by the phrase around them.
+ */
+function countedFromEnd(text: string, rule: string): string {
+  const parts = new Map(rule.split(';').map((p) => p.split('=') as [string, string]));
+  const fromEnd = (n: number) => (n === -1 ? 'last' : `${englishOrdinal(-n)} to last`);
+  const wrong = (n: number) => (n < 0 ? 'last' : englishOrdinal(n));
+  const right = (n: number) => (n < 0 ? fromEnd(n) : englishOrdinal(n));
+  let out = text;
+  const fix = <T>(values: readonly T[], libraryWords: (v: T) => string, ourWords: (v: T) => string, before: string, after: string) => {
+    const from = `${before}${listed(values.map(libraryWords))}${after}`;
+    const to = `${before}${listed(values.map(ourWords))}${after}`;
+    if (from !== to) out = out.replace(from, to);
+  };
+  const byDay = parts.get('BYDAY')?.split(',') ?? [];
+  const day = (v: string, words: (n: number) => string) => {
+    const m = /^([+-]?\d+)?([A-Z]{2})$/.exec(v);
+    if (!m) return v;
+    const n = m[1] ? Number(m[1]) : 0;
+    return n === 0 ? WEEKDAY_NAMES[m[2]] : `${words(n)} ${WEEKDAY_NAMES[m[2]]}`;
+  };
+  if (byDay.length > 0) fix(byDay, (v) => day(v, wrong), (v) => day(v, right), ' on ', '');
+  const numbers = (name: string) => parts.get(name)?.split(',').map(Number) ?? [];
+  for (const [name, after] of [
+    ['BYMONTHDAY', ' day of the month'],
+    ['BYYEARDAY', ' day of the year'],
+    ['BYSETPOS', ' instance'],
+  ] as const) {
+    const values = numbers(name);
+    if (values.length > 0) fix(values, wrong, right, ' on the ', after);
+  }
+  return out;
 }
