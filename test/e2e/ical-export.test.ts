@@ -4,7 +4,7 @@
  * and its instants are compared with the API's own answers for the same events.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import ICAL from 'ical.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { lintIcal, parseIcal } from '../helpers/ical-lint.js';
@@ -321,5 +321,84 @@ describe('iCalendar export', () => {
     const feedHeaders = await t.get('/events.ics');
     assert.equal(feedHeaders.headers['content-disposition'], 'inline; filename="events.ics"');
     assert.match(feedHeaders.text, /\r\nREFRESH-INTERVAL;VALUE=DURATION:PT1H\r\n/);
+  });
+});
+
+describe('iCalendar export: SEQUENCE and DTSTAMP of a series whose occurrences are cancelled', () => {
+  it('a cancel, a restore and a split each raise the master VEVENT SEQUENCE; its DTSTAMP and the Last-Modified follow the cancel', async () => {
+    // (an app of its own, made on the test clock: the services keep the clock they were made with)
+    mock.timers.enable({ apis: ['Date'], now: Date.parse('2026-12-01T15:00:00Z') });
+    const t = await createTestApp();
+    try {
+      const made = await t.post('/events', {
+        as: 'administrator',
+        json: {
+          title: 'Weekly',
+          timezone: NY,
+          start_date: '2027-03-01 09:00',
+          end_date: '2027-03-01 10:00',
+          recurrence: ['RRULE:FREQ=WEEKLY;COUNT=6'],
+        },
+      });
+      assert.equal(made.status, 201, made.text);
+      const id = made.body.id;
+      const occ = (await t.get(`/events/${id}/occurrences`, { query: { start_date: '2027-01-01', end_date: '2027-12-31', per_page: '50' } })).body
+        .events;
+      assert.equal(occ.length, 6, JSON.stringify(occ.map((o: any) => o.start_date)));
+      const master = async () => {
+        const res = await t.get(`/events/${id}.ics`);
+        assert.equal(res.status, 200, res.text);
+        const vevent = parseIcal(res.text)
+          .getAllSubcomponents('vevent')
+          .find((e) => !e.getFirstProperty('recurrence-id')) as ICAL.Component;
+        const stamp = (name: string) => (vevent.getFirstPropertyValue(name) as ICAL.Time).toJSDate().toISOString();
+        return {
+          sequence: Number(vevent.getFirstPropertyValue('sequence')),
+          dtstamp: stamp('dtstamp'),
+          lastModified: stamp('last-modified'),
+          header: res.headers['last-modified'],
+          exdates: vevent.getAllProperties('exdate').length,
+        };
+      };
+      assert.deepEqual(await master(), {
+        sequence: 0,
+        dtstamp: '2026-12-01T15:00:00.000Z',
+        lastModified: '2026-12-01T15:00:00.000Z',
+        header: 'Tue, 01 Dec 2026 15:00:00 GMT',
+        exdates: 0,
+      });
+
+      mock.timers.tick(3_600_000);
+      assert.equal((await t.del(`/events/${occ[2].id}`, { as: 'administrator' })).status, 200);
+      assert.deepEqual(await master(), {
+        sequence: 1,
+        dtstamp: '2026-12-01T16:00:00.000Z',
+        lastModified: '2026-12-01T16:00:00.000Z',
+        header: 'Tue, 01 Dec 2026 16:00:00 GMT',
+        exdates: 1,
+      });
+      // the v1 body of the series does not change with it
+      assert.equal((await t.get(`/events/${id}`)).body.modified_utc, '2026-12-01 15:00:00');
+
+      mock.timers.tick(3_600_000);
+      const restored = await t.post(`/events/${occ[2].id}`, { as: 'administrator', json: { status: 'publish' } });
+      assert.equal(restored.status, 200, restored.text);
+      const back = await master();
+      assert.equal(back.sequence, 2);
+      assert.equal(back.exdates, 0);
+
+      // an edit that does not cancel or restore leaves it
+      mock.timers.tick(3_600_000);
+      assert.equal((await t.post(`/events/${occ[1].id}`, { as: 'administrator', json: { title: 'Renamed' } })).status, 200);
+      assert.equal((await master()).sequence, 2);
+
+      // a split ends the rule earlier: a change of the master's times
+      const split = await t.post(`/events/${occ[4].id}/split`, { as: 'administrator', json: {} });
+      assert.equal(split.status, 201, split.text);
+      assert.equal((await master()).sequence, 3);
+    } finally {
+      await t.close();
+      mock.timers.reset();
+    }
   });
 });

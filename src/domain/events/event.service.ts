@@ -93,6 +93,8 @@ export interface CalendarEntry {
   readonly exceptions?: readonly EventView[];
   /** Original starts (wall time) of a series' cancelled occurrences, and of exceptions the caller may not read. */
   readonly cancelled?: readonly string[];
+  /** The latest modified UTC stamp of those (the master VEVENT's EXDATEs changed then). */
+  readonly cancelledModifiedUtc?: string;
 }
 
 /** The filters of an iCalendar feed: the list's, without pages. */
@@ -518,20 +520,27 @@ export class EventService {
     const seriesIds = views.filter((v) => v.record.kind === 'series').map((v) => v.record.id);
     if (seriesIds.length === 0) return views.map((view) => ({ view }));
     const changed = await this.storage.series.changedOccurrences(seriesIds);
-    const records = await this.storage.events.findMany(changed.filter((o) => o.state === 'active').map((o) => o.id));
-    const readable = records.filter((r) => r.status !== 'trash' && canReadPost(actor, r));
+    // (the cancelled ones too: when they were cancelled is when their master's EXDATEs changed)
+    const records = new Map((await this.storage.events.findMany(changed.map((o) => o.id))).map((r) => [r.id, r]));
+    const active = new Set(changed.filter((o) => o.state === 'active').map((o) => o.id));
+    const readable = [...records.values()].filter((r) => active.has(r.id) && r.status !== 'trash' && canReadPost(actor, r));
     const exceptions = new Map((await this.views(readable, actor)).map((v) => [v.record.id, v]));
-    const bySeries = new Map<number, { exceptions: EventView[]; cancelled: string[] }>();
+    const bySeries = new Map<number, { exceptions: EventView[]; cancelled: string[]; cancelledModifiedUtc?: string }>();
     for (const o of changed) {
       const entry = bySeries.get(o.seriesId) ?? { exceptions: [], cancelled: [] };
       bySeries.set(o.seriesId, entry);
       const view = exceptions.get(o.id);
-      if (view) entry.exceptions.push(view);
-      else entry.cancelled.push(o.originalStart);
+      if (view) {
+        entry.exceptions.push(view);
+        continue;
+      }
+      entry.cancelled.push(o.originalStart);
+      const stamp = records.get(o.id)?.modifiedUtc;
+      if (stamp !== undefined && (entry.cancelledModifiedUtc === undefined || stamp > entry.cancelledModifiedUtc)) entry.cancelledModifiedUtc = stamp;
     }
     return views.map((view) => {
       const own = bySeries.get(view.record.id);
-      return own ? { view, exceptions: own.exceptions, cancelled: own.cancelled } : { view };
+      return own ? Object.assign({ view }, own) : { view };
     });
   }
 
@@ -691,7 +700,10 @@ export class EventService {
           const row = await tx.series.occurrence(id);
           if (!row) return;
           await tx.series.setOverrides(id, [...new Set([...row.overrides, ...overriddenBy(input)])].sort());
-          await tx.series.setState([id], ctx.status === 'trash' ? 'cancelled' : 'active');
+          const state = ctx.status === 'trash' ? 'cancelled' : 'active';
+          await tx.series.setState([id], state);
+          // cancelled or restored: an EXDATE on the master VEVENT comes or goes
+          if (state !== row.state && current.seriesId !== null) await tx.events.bumpIcalSequence(current.seriesId);
           return;
         }
         // without terms sent, it carries the terms it had
@@ -826,7 +838,7 @@ export class EventService {
         // the series written: its rule now ends before the split (its modified date, version and the change log say
         // so, for Last-Modified, conditional writes, modified_after and sync)
         const stamp = postStamp(nowMs, this.siteZone);
-        await tx.events.update(seriesId, { modified: stamp.local, modifiedUtc: stamp.utc }, {});
+        await tx.events.update(seriesId, { modified: stamp.local, modifiedUtc: stamp.utc }, { icalSequence: master.icalSequence + 1 });
         await tx.changes.note('event', seriesId, 'update', { status: master.status, priorStatus: master.status, fields: ['recurrence'] });
         return created;
       }),
@@ -929,7 +941,11 @@ export class EventService {
         if (current.kind === 'series') await tx.changes.noteSeriesExceptions(id);
       },
       async (tx, current) => {
-        if (current.kind === 'occurrence') await tx.series.setState([id], 'cancelled');
+        if (current.kind === 'occurrence') {
+          await tx.series.setState([id], 'cancelled');
+          // an EXDATE on the master VEVENT
+          if (current.seriesId !== null) await tx.events.bumpIcalSequence(current.seriesId);
+        }
         if (current.kind === 'series') await tx.series.follow(id, await tx.series.occurrencesOf(id));
       },
       ifVersion,

@@ -575,7 +575,14 @@ function countedFromEnd(text: string, rule: string): string {
     const n = m[1] ? Number(m[1]) : 0;
     return n === 0 ? WEEKDAY_NAMES[m[2]] : `${words(n)} ${WEEKDAY_NAMES[m[2]]}`;
   };
-  if (byDay.length > 0) fix(byDay, (v) => day(v, wrong), (v) => day(v, right), ' on ', '');
+  if (byDay.length > 0)
+    fix(
+      byDay,
+      (v) => day(v, wrong),
+      (v) => day(v, right),
+      ' on ',
+      '',
+    );
   const numbers = (name: string) => parts.get(name)?.split(',').map(Number) ?? [];
   for (const [name, after] of [
     ['BYMONTHDAY', ' day of the month'],

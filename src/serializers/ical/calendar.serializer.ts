@@ -100,15 +100,25 @@ function venueLine(view: EventView): string | undefined {
   return [venue.title, venue.address, place, venue.stateprovince, venue.country].filter((s) => s && s.trim() !== '').join(', ');
 }
 
-function writeEvent(w: IcalWriter, view: EventView, urls: Urls, info: IcalCalendarInfo, uid: string, extra: (w: IcalWriter) => void): void {
+function writeEvent(
+  w: IcalWriter,
+  view: EventView,
+  urls: Urls,
+  info: IcalCalendarInfo,
+  uid: string,
+  extra: (w: IcalWriter) => void,
+  /** A later change of what the VEVENT shows than the event's own (a master's EXDATE from a cancelled occurrence). */
+  laterUtc?: string,
+): void {
   const e = view.record;
   const form = formOf(view, info.siteZone);
+  const modified = laterUtc !== undefined && laterUtc > e.modifiedUtc ? laterUtc : e.modifiedUtc;
   w.begin('VEVENT');
   w.text('UID', uid);
   w.raw('SEQUENCE', String(e.icalSequence));
-  w.raw('DTSTAMP', storedUtc(e.modifiedUtc));
+  w.raw('DTSTAMP', storedUtc(modified));
   w.raw('CREATED', storedUtc(e.dateUtc));
-  w.raw('LAST-MODIFIED', storedUtc(e.modifiedUtc));
+  w.raw('LAST-MODIFIED', storedUtc(modified));
   when(w, 'DTSTART', parseWall(e.startDate), form);
   // all-day: DTEND is the day after the last one (exclusive, RFC 5545 §3.6.1)
   if (form.allDay) when(w, 'DTEND', msToWall(wallToMs(parseWall(e.endDate.slice(0, 10).concat(' 00:00:00'))) + 86_400_000), form);
@@ -201,7 +211,7 @@ export function serializeCalendar(entries: readonly CalendarEntry[], urls: Urls,
   }
   for (const entry of entries) {
     const uid = entry.view.record.icalUid ?? fallbackUid(entry.view, urls);
-    writeEvent(w, entry.view, urls, info, uid, seriesLines(entry, info));
+    writeEvent(w, entry.view, urls, info, uid, seriesLines(entry, info), entry.cancelledModifiedUtc);
     const form = formOf(entry.view, info.siteZone);
     for (const exception of entry.exceptions ?? []) {
       const s = exception.series;

@@ -529,6 +529,15 @@ export class EventStore implements PostKindStore<EventRecord, EventDetails> {
       .execute();
   }
 
+  /**
+   * A series' iCalendar SEQUENCE one higher: an occurrence of it was cancelled or restored, which adds or removes
+   * an EXDATE on its master VEVENT (RFC 5545 §3.8.7.4 counts EXDATE among the significant changes). Its v1 body
+   * and version do not change.
+   */
+  async bumpIcalSequence(id: number): Promise<void> {
+    await this.db.updateTable('events').set({ ical_sequence: sql`ical_sequence + 1` }).where('post_id', '=', id).execute();
+  }
+
   /** Takes a trashed venue or organizer off every event that had it (and only that one). */
   async unlink(type: LinkedType, id: number): Promise<void> {
     if (type === 'venue') await this.db.updateTable('events').set({ venue_id: null }).where('venue_id', '=', id).execute();

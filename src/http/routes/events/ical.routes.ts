@@ -44,6 +44,7 @@ function answer(
   // (stored stamps compared as text, parsed once; a loop: a feed's entries and exceptions may be many)
   let latest = lastChangeUtc ?? '';
   for (const entry of entries) {
+    if (entry.cancelledModifiedUtc !== undefined && entry.cancelledModifiedUtc > latest) latest = entry.cancelledModifiedUtc;
     for (const view of [entry.view, ...(entry.exceptions ?? [])]) {
       const stamp = lastModifiedStamp(view);
       if (stamp > latest) latest = stamp;
