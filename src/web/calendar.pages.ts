@@ -8,7 +8,7 @@ import type { Actor } from '../domain/actor.js';
 import type { EventListQuery } from '../domain/events/event.js';
 import type { Services } from '../domain/services.js';
 import type { Urls } from '../http/urls.js';
-import { atTimeOfDay, formatUtcMs, getZone, utcMsToZonedWall } from '../time/zones.js';
+import { atTimeOfDay, formatUtcMs, getZone, utcMsToZonedWall, zonedWallToUtcMs } from '../time/zones.js';
 import { type EventItem, eventItem, type GridEvent, gridEvent, stackOrder } from './event-item.js';
 import { addDays, dayKey, dayParts, MONTHS } from './format.js';
 import { gridBounds, type MonthGrid, monthGrid } from './month-grid.js';
@@ -148,11 +148,16 @@ export interface ListModel {
   readonly groups: readonly ListGroup[];
 }
 
-/** Upcoming (ending after now, soonest first) or past (ended, latest first), a page at a time. */
-export async function listModel(ctx: PageContext, page: number, past: boolean, filters: ResolvedFilters): Promise<ListModel> {
+/**
+ * Upcoming (ending after now, soonest first) or past (ended, latest first), a page at a time; `from` (a site
+ * day): from that day's start instead of now.
+ */
+export async function listModel(ctx: PageContext, page: number, past: boolean, filters: ResolvedFilters, from?: string): Promise<ListModel> {
   if (filters.none) return { past, page, pages: 0, total: 0, groups: [] };
   const { none: _none, ...f } = filters;
-  const now = formatUtcMs(ctx.nowMs);
+  const now = formatUtcMs(
+    from === undefined ? ctx.nowMs : zonedWallToUtcMs(atTimeOfDay(dayParts(from), 0, 0, 0), getZone(ctx.services.siteTimezone)),
+  );
   const q: EventListQuery = Object.assign(
     {},
     f,

@@ -78,6 +78,10 @@ export async function linkedPage(pages: Pages, request: FastifyRequest, reply: F
 
 async function renderLinked(pages: Pages, request: FastifyRequest, reply: FastifyReply, type: 'venue' | 'organizer', found: LinkedView) {
   const ctx = pages.context(request);
+  // the original's `?ical=1` on this page: the feed of its events (a redirect: the slug is known only once
+  // looked up, where the other pages' aliases are rewritten before routing, see ical-aliases.ts)
+  const q = request.query as Record<string, unknown>;
+  if (q.ical === '1' || q['outlook-ical'] === '1') return reply.redirect(ctx.urls.rest(`/events.ics?${type}=${found.record.id}`), 302);
   const filter = type === 'venue' ? { venues: [found.record.id] } : { organizers: [found.record.id] };
   const { items, total } = await upcoming(ctx, filter, 20);
   const model = type === 'venue' ? venueModel(ctx, found as never) : organizerModel(ctx, found as never);

@@ -29,6 +29,7 @@ export function viewUrl(base: ViewBase, view: ViewName, filters: PageFilters, at
     if (date) pairs.push(['date', date]);
     if (view === 'list' && at?.page && at.page > 1) pairs.push(['page', String(at.page)]);
     if (view === 'list' && at?.past) pairs.push(['past', '1']);
+    if (view === 'list' && at?.date) pairs.push(['date', at.date]);
     if (base.embed.filterBar) pairs.push(['filter_bar', '1']);
     return `${base.path}/embed${query([...pairs, ...filterPairs(filters)])}`;
   }
@@ -38,6 +39,8 @@ export function viewUrl(base: ViewBase, view: ViewName, filters: PageFilters, at
   else path = `${base.path}/list/${at?.page && at.page > 1 ? `page/${at.page}/` : ''}`;
   const pairs = filterPairs(filters);
   if (view === 'list' && at?.past) pairs.push(['eventDisplay', 'past']);
+  // (a list from a day on keeps its day from page to page)
+  if (view === 'list' && at?.date) pairs.push(['date', at.date]);
   return path + query(pairs);
 }
 

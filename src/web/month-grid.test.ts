@@ -67,4 +67,32 @@ describe('month grid', () => {
       [1],
     );
   });
+
+  it('moves a bar whose row is past perDay into a free row of a day that has room, titled there', () => {
+    // three bars on the 21st–23rd take rows 0–2; a fourth from the 23rd to the 25th gets row 3 in that week, and
+    // on the 24th and 25th rows 0–2 are free
+    const items = [
+      item(1, '2026-12-21', '2026-12-23'),
+      item(2, '2026-12-21', '2026-12-23'),
+      item(3, '2026-12-21', '2026-12-23'),
+      item(4, '2026-12-23', '2026-12-25'),
+    ];
+    const grid = monthGrid('2026-12', items, '2000-01-01', 3);
+    const day = (key: string) => grid.weeks.flat().find((d) => d.key === key);
+    assert.deepEqual(
+      day('2026-12-23')?.hidden.map((s) => s.item.id),
+      [4],
+    );
+    assert.equal(day('2026-12-23')?.more, 1);
+    for (const key of ['2026-12-24', '2026-12-25']) {
+      const d = day(key);
+      assert.deepEqual(
+        d?.slots.map((s) => [s?.item.id, s?.slot, s?.labelled]),
+        [[4, 0, true]],
+        key,
+      );
+      assert.equal(d?.more, 0);
+      assert.equal(d?.hidden.length, 0);
+    }
+  });
 });

@@ -94,6 +94,13 @@ export function monthGrid<T extends GridItem>(month: string, items: readonly T[]
           else hidden.push(entry);
         }
         hidden.sort((a, b) => a.slot - b.slot);
+        // a bar keeps the row it got on its first day in the week; where that row is beyond perDay on a day whose
+        // shown rows are free, it moves up into one there, with its title (not aligned with its other days, but
+        // seen: a day with room never hides an event behind "+N more")
+        for (let free = slots.indexOf(null); free !== -1 && hidden.length > 0; free = slots.indexOf(null)) {
+          const entry = hidden.shift() as GridEntry<T>;
+          slots[free] = { ...entry, slot: free, labelled: true, spanInWeek: 1 };
+        }
         while (slots.length > 0 && slots[slots.length - 1] === null) slots.pop();
         return {
           key,

@@ -20,17 +20,23 @@ import { ASSETS, eta, sendPage } from './render.js';
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const MONTH = /^(\d{4})-(\d{2})$/;
 
-/** A real day between years 1000 and 9999, or undefined. */
+/**
+ * Years a view may show: a view reads the days around it (the month grid's weeks, a day either side, the next
+ * month's link), which must still be four-digit years.
+ */
+const viewableYear = (year: string) => Number(year) >= 1001 && Number(year) <= 9998;
+
+/** A real day of a viewable year, or undefined. */
 export function validDay(s: string | undefined): string | undefined {
   const m = s === undefined ? null : DAY.exec(s);
   if (!m) return undefined;
   const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return Number(m[1]) >= 1000 && d.toISOString().slice(0, 10) === s ? s : undefined;
+  return viewableYear(m[1]) && d.toISOString().slice(0, 10) === s ? s : undefined;
 }
 
 export function validMonth(s: string | undefined): string | undefined {
   const m = s === undefined ? null : MONTH.exec(s);
-  return m && Number(m[1]) >= 1000 && Number(m[2]) >= 1 && Number(m[2]) <= 12 ? s : undefined;
+  return m && viewableYear(m[1]) && Number(m[2]) >= 1 && Number(m[2]) <= 12 ? s : undefined;
 }
 
 export interface ViewAt {
@@ -62,7 +68,8 @@ export class Pages {
     return `${this.urls.namespace}/`;
   }
 
-  async notFound(request: FastifyRequest, reply: FastifyReply, what = 'This page'): Promise<FastifyReply> {
+  /** The 404 page; in the embed, one the embed's framers may frame, without the site's chrome. */
+  async notFound(request: FastifyRequest, reply: FastifyReply, what = 'This page', embed = false): Promise<FastifyReply> {
     const ctx = this.context(request);
     const apiRoot = `${this.urls.namespace}/`;
     const page = await chrome(ctx, this.config, {
@@ -70,19 +77,24 @@ export class Pages {
       base: { path: `${this.urls.home}/events` },
       filters: parsePageFilters({}),
       apiRoot,
+      embed,
     });
     const html = eta.render('./not-found', { ...page, what });
-    return sendPage(request, reply, html, this.headers(apiRoot), 404);
+    return sendPage(request, reply, html, embed ? embedHeaders(this, apiRoot) : this.headers(apiRoot), 404);
   }
 
   /** One of the three views, of the whole calendar or of a category's or tag's. */
   async view(request: FastifyRequest, reply: FastifyReply, base: ViewBase, view: ViewName, at: ViewAt, options: Partial<ChromeOptions> = {}) {
     const ctx = this.context(request);
-    const given = parsePageFilters(request.query as Record<string, unknown>);
+    const query = parsePageFilters(request.query as Record<string, unknown>);
+    // a category's or tag's view shows that term's events: a `categories` (or `tags`) in its query string is left
+    // out, so that the heading, the events, the subscribe links and the API root say the same
+    const given: PageFilters =
+      base.term?.kind === 'category' ? { ...query, categories: [] } : base.term?.kind === 'tag' ? { ...query, tags: [] } : query;
     const filters: PageFilters =
-      base.term?.kind === 'category' && given.categories.length === 0
+      base.term?.kind === 'category'
         ? { ...given, categories: [base.term.slug] }
-        : base.term?.kind === 'tag' && given.tags.length === 0
+        : base.term?.kind === 'tag'
           ? { ...given, tags: [base.term.slug] }
           : given;
     const resolved = await resolveFilters(ctx.services, ctx.actor, filters);
@@ -91,8 +103,8 @@ export class Pages {
     const page = await chrome(ctx, this.config, { base, filters, given, view, at, apiRoot, ...options });
     let html: string;
     if (view === 'month') {
-      const month = at.date?.slice(0, 7) ?? (filters.date ? filters.date.slice(0, 7) : today.slice(0, 7));
-      if (!validMonth(month)) return this.notFound(request, reply);
+      // (a ?date that names no month is left out, as every filter that does not parse)
+      const month = at.date?.slice(0, 7) ?? validMonth(filters.date?.slice(0, 7)) ?? today.slice(0, 7);
       const model = await monthModel(ctx, month, resolved);
       html = eta.render('./month', {
         ...page,
@@ -105,9 +117,15 @@ export class Pages {
       const model = await dayModel(ctx, day, resolved);
       html = eta.render('./day', { ...page, day: model, dayUrl: (d: string) => viewUrl(base, 'day', given, { date: d }) });
     } else {
-      const model = await listModel(ctx, at.page ?? 1, at.past ?? false, resolved);
-      if (model.page > 1 && model.page > model.pages) return this.notFound(request, reply);
-      html = eta.render('./list', { ...page, list: model, listUrl: (p: number, past: boolean) => viewUrl(base, 'list', given, { page: p, past }) });
+      // a date in the filter bar (`date`, the original's `tribe-bar-date`): the list from that day on (or, past, before it)
+      const from = validDay(filters.date) ?? (validMonth(filters.date) ? `${filters.date}-01` : undefined);
+      const model = await listModel(ctx, at.page ?? 1, at.past ?? false, resolved, from);
+      if (model.page > 1 && model.page > model.pages) return this.notFound(request, reply, undefined, options.embed);
+      html = eta.render('./list', {
+        ...page,
+        list: model,
+        listUrl: (p: number, past: boolean) => viewUrl(base, 'list', given, { page: p, past, date: from }),
+      });
     }
     const headers = options.embed ? embedHeaders(this, apiRoot) : this.headers(apiRoot);
     return sendPage(request, reply, html, headers);
@@ -123,14 +141,15 @@ export class Pages {
     if (last && validDay(last)) {
       view = 'day';
       at.date = parts.pop();
-    } else if (last === 'today') {
+    } else if (last === 'today' && parts.length > 1) {
+      // (a lone `today`, `month` or `list` is the slug of a term of that name, as in the original's rewrite rules)
       view = 'day';
       parts.pop();
-    } else if (last && validMonth(last) && parts.at(-2) === 'month') {
+    } else if (last && validMonth(last) && parts.at(-2) === 'month' && parts.length > 2) {
       view = 'month';
       at.date = parts.pop();
       parts.pop();
-    } else if (last === 'month' || last === 'list') {
+    } else if ((last === 'month' || last === 'list') && parts.length > 1) {
       view = last;
       parts.pop();
     } else if (last && /^\d+$/.test(last) && parts.at(-2) === 'page' && parts.at(-3) === 'list') {
@@ -141,11 +160,10 @@ export class Pages {
     const slug = parts.at(-1);
     if (!slug || parts.length > 10) return this.notFound(request, reply);
     const service = kind === 'category' ? this.app.services.categories : this.app.services.tags;
-    const term = (
-      await service.list(request.actor, { page: 1, perPage: 1, order: 'asc', orderby: 'name', hideEmpty: false, slug: decodeURIComponent(slug) })
-    ).terms[0];
+    // (the router has decoded the path: a `%` left in it is a character of the slug, not an escape)
+    const term = (await service.list(request.actor, { page: 1, perPage: 1, order: 'asc', orderby: 'name', hideEmpty: false, slug })).terms[0];
     if (!term) return this.notFound(request, reply);
-    const path = `${this.urls.home}/events/${kind}/${parts.map((p) => encodeURIComponent(decodeURIComponent(p))).join('/')}`;
+    const path = `${this.urls.home}/events/${kind}/${parts.map((p) => encodeURIComponent(p)).join('/')}`;
     const past = (request.query as Record<string, unknown>).eventDisplay === 'past';
     return this.view(request, reply, { path, term: { kind, name: term.name, slug: term.slug, id: term.id } }, view, { ...at, past });
   }
@@ -199,6 +217,9 @@ export function registerPages(app: FastifyInstance, config: Config, urls: Urls):
   });
   registerEmbed(app, pages);
   registerRedirects(app, urls);
+  // any other path under the pages' prefixes names no page: the 404 page, not the API's JSON (the router
+  // prefers every route above to these)
+  for (const prefix of ['/events', '/event', '/venue', '/organizer']) app.get(`${prefix}/*`, (req, reply) => pages.notFound(req, reply));
 
   // WordPress' permalinks of drafts and of what has no slug: `/?post_type=<type>&p=<id>`, `/?p=<id>`, which the API's `url` fields name
   app.addHook('onRequest', async (request, reply) => {

@@ -169,6 +169,91 @@ describe('calendar pages: views', () => {
       assert.equal(res.status, 200, q);
     }
   });
+
+  it("never a 500 or the API's JSON on odd page paths: a stray %, year 9999, extra segments are the 404 page", async () => {
+    for (const url of [
+      '/events/category/%25/',
+      '/events/tag/%25/',
+      `/events/category/${music.slug}%25/list/`,
+      '/events/9999-12-31/',
+      '/events/month/9999-12/',
+      `/events/category/${music.slug}/9999-12-31/`,
+      '/events/month/2025-11/extra/',
+      '/event/no-such-event/2026-12-07/extra/',
+      '/venue/somewhere/extra/',
+      '/organizer/someone/extra/',
+    ]) {
+      const res = await page(t, url);
+      assert.equal(res.status, 404, url);
+      assert.match(String(res.headers['content-type']), /^text\/html/, url);
+      assert.equal(text(byTag(res.doc, 'h1')[0]), 'Not found', url);
+    }
+    // a filter bar's date out of range or of no month is left out: the view of the current month or day
+    for (const url of [
+      '/events/month/?date=9999-12',
+      '/events/today/?date=9999-12-31',
+      '/events/month/?date=2025-13',
+      '/events/embed?view=month&date=9999-12',
+    ]) {
+      assert.equal((await page(t, url)).status, 200, url);
+    }
+    const january = await page(t, '/events/month/?date=2026-01');
+    assert.ok(eventIds(january.doc).includes(fair.id), "the bar's month");
+  });
+
+  it("a category's view shows that category, whatever categories its query string names: heading, events, subscribe link and API root agree", async () => {
+    const rock = await makeCategory(t, { name: 'Rock' });
+    const loud = await makeEvent(t, {
+      title: 'Loud night',
+      start_date: '2025-11-20 20:00:00',
+      end_date: '2025-11-20 23:00:00',
+      timezone: NY,
+      categories: [rock.id],
+    });
+    const plain = await page(t, `/events/category/${music.slug}/month/2025-11/`);
+    const mixed = await page(t, `/events/category/${music.slug}/month/2025-11/?categories=${rock.slug}`);
+    assert.equal(mixed.status, 200);
+    assert.match(text(byTag(mixed.doc, 'h1')[0]), /Music/);
+    assert.deepEqual(eventIds(mixed.doc), eventIds(plain.doc));
+    assert.ok(!eventIds(mixed.doc).includes(loud.id));
+    const ics = attr(all(mixed.doc, (e) => attr(e, 'data-subscribe') === 'ics')[0], 'href');
+    assert.equal(ics, `${PUBLIC_URL}/calendar/events/v1/events.ics?categories=${music.slug}`);
+    assert.equal(mixed.headers['x-tec-api-root'], `${PUBLIC_URL}/calendar/events/v1/events/?categories=${music.slug}`);
+  });
+
+  it('a category named like a view (today, list, month) has its page at its own URL', async () => {
+    for (const name of ['Today', 'List', 'Month']) {
+      const term = await makeCategory(t, { name });
+      const url = (await t.get(`/categories/${term.id}`)).body.url;
+      assert.equal(new URL(url).pathname, `/events/category/${term.slug}/`);
+      const res = await page(t, `/events/category/${term.slug}/`);
+      assert.equal(res.status, 200, name);
+      assert.match(text(byTag(res.doc, 'h1')[0]), new RegExp(name), name);
+      // and its views below it
+      assert.equal((await page(t, `/events/category/${term.slug}/list/`)).status, 200, name);
+    }
+  });
+
+  it("the list view starts at the filter bar's date, and keeps it from page to page", async () => {
+    const res = await page(t, '/events/list/?date=2025-11-12');
+    assert.equal(res.status, 200);
+    const titles = byClass(res.doc, 'card-title').map((e) => text(e));
+    assert.deepEqual(titles.slice(0, 5), ['Busy 1', 'Busy 2', 'Busy 3', 'Busy 4', 'Busy 5']);
+    const next = all(res.doc, (a) => a.name === 'a' && attr(a, 'rel') === 'next')[0];
+    assert.ok(next, 'more than a page from that day on');
+    assert.match(attr(next, 'href') ?? '', /[?&]date=2025-11-12(&|$)/);
+    // the original's name of it, and a month
+    const tribe = await page(t, '/events/list/?tribe-bar-date=2026-01-15');
+    assert.deepEqual(
+      byClass(tribe.doc, 'card-title').map((e) => text(e)),
+      ['Winter fair'],
+    );
+    const month = await page(t, '/events/list/?date=2026-01');
+    assert.deepEqual(
+      byClass(month.doc, 'card-title').map((e) => text(e)),
+      ['New year', 'Winter fair'],
+    );
+  });
 });
 
 describe('calendar pages: list, event, venue and organizer pages', () => {
@@ -365,6 +450,23 @@ describe('calendar pages: list, event, venue and organizer pages', () => {
     const one = await t.app.inject({ method: 'GET', url: `/event/${upcoming[0].slug}/?ical=1` });
     assert.equal(one.statusCode, 200);
     assert.match(one.body, new RegExp(`SUMMARY:${upcoming[0].title}`));
+    // one occurrence's page: its series' file
+    const occurrence = await t.app.inject({ method: 'GET', url: `/event/${series.slug}/2030-06-10/?ical=1` });
+    assert.equal(occurrence.statusCode, 200);
+    assert.equal(occurrence.body, (await t.app.inject({ method: 'GET', url: `/event/${series.slug}/?ical=1` })).body);
+    // the filter bar's keyword: the feed's search
+    const searched = await t.app.inject({ method: 'GET', url: '/events/month/2031-03/?keyword=Future%2003&ical=1' });
+    assert.equal(searched.statusCode, 200);
+    assert.equal(searched.body.match(/BEGIN:VEVENT/g)?.length, 1);
+    // a venue's and an organizer's page: the feed of their events
+    for (const [type, found] of [
+      ['venue', venue],
+      ['organizer', organizer],
+    ] as const) {
+      const res = await t.app.inject({ method: 'GET', url: `/${type}/${found.slug}/?ical=1` });
+      assert.equal(res.statusCode, 302, type);
+      assert.equal(res.headers.location, `${PUBLIC_URL}/calendar/events/v1/events.ics?${type}=${found.id}`);
+    }
   });
 
   it('the API tag link /tag/<slug>/ leads to the tag view; the tag view lists the tagged events', async () => {
@@ -408,6 +510,16 @@ describe('calendar pages: embed and configuration', () => {
     assert.equal(attr(next, 'href'), `${PUBLIC_URL}/events/embed?view=month&date=2031-02`);
     const withBar = await page(t, '/events/embed?view=list&filter_bar=1');
     assert.equal(byClass(withBar.doc, 'filter-bar').length, 1);
+    // the subscribe links leave the frame too (Google and Outlook refuse to be framed)
+    const subscribe = all(res.doc, (a) => a.name === 'a' && attr(a, 'data-subscribe') !== undefined);
+    assert.equal(subscribe.length, 5);
+    for (const a of subscribe) assert.equal(attr(a, 'target'), '_top', attr(a, 'data-subscribe'));
+    // its 404 (a page past the last) is framable by the same origins, without the site's chrome
+    const gone = await page(t, '/events/embed?view=list&page=99');
+    assert.equal(gone.status, 404);
+    assert.match(String(gone.headers['content-security-policy']), /frame-ancestors 'self' https:\/\/partner\.example https:\/\/other\.example/);
+    assert.equal(gone.headers['x-frame-options'], undefined);
+    assert.equal(byClass(gone.doc, 'site-header').length, 0);
     const js = await t.app.inject({ method: 'GET', url: '/events/embed.js' });
     assert.equal(js.statusCode, 200);
     assert.match(String(js.headers['content-type']), /^text\/javascript/);

@@ -8,11 +8,26 @@ const alias = (url: string) => icalAliasUrl(url, today);
 describe("the original's iCalendar URLs", () => {
   it('map list, month and day views to the feed with their window', () => {
     assert.equal(alias('/events/?ical=1'), '/calendar/events/v1/events.ics');
-    assert.equal(alias('/events/list/?ical=1&tribe-bar-search=x'), '/calendar/events/v1/events.ics?tribe-bar-search=x');
+    assert.equal(alias('/events/list/?ical=1&tribe-bar-search=x'), '/calendar/events/v1/events.ics?search=x');
     assert.equal(alias('/events/month/2027-03/?ical=1'), '/calendar/events/v1/events.ics?start_date=2027-03-01&end_date=2027-03-31');
     assert.equal(alias('/events/month/?ical=1'), '/calendar/events/v1/events.ics?start_date=2027-02-01&end_date=2027-02-28');
     assert.equal(alias('/events/today/?outlook-ical=1'), '/calendar/events/v1/events.ics?start_date=2027-02-14&end_date=2027-02-14');
     assert.equal(alias('/events/2028-02-29/?ical=1'), '/calendar/events/v1/events.ics?start_date=2028-02-29&end_date=2028-02-29');
+  });
+
+  it("carry the pages' filter bar: its keyword as the feed's search, its date as the view's window", () => {
+    assert.equal(alias('/events/list/?keyword=choir&ical=1'), '/calendar/events/v1/events.ics?search=choir');
+    assert.equal(alias('/events/month/?date=2027-01&ical=1'), '/calendar/events/v1/events.ics?start_date=2027-01-01&end_date=2027-01-31');
+    assert.equal(
+      alias('/events/month/?tribe-bar-date=2027-04-09&ical=1'),
+      '/calendar/events/v1/events.ics?start_date=2027-04-01&end_date=2027-04-30',
+    );
+    // a month in the path wins over the bar's date
+    assert.equal(alias('/events/month/2027-03/?date=2027-01&ical=1'), '/calendar/events/v1/events.ics?start_date=2027-03-01&end_date=2027-03-31');
+    assert.equal(alias('/events/today/?date=2027-05-02&ical=1'), '/calendar/events/v1/events.ics?start_date=2027-05-02&end_date=2027-05-02');
+    assert.equal(alias('/events/list/?date=2027-01-10&ical=1'), '/calendar/events/v1/events.ics?start_date=2027-01-10');
+    // a date that names no day or month is left out, as the pages leave it out
+    assert.equal(alias('/events/month/?date=2027-1&ical=1'), '/calendar/events/v1/events.ics?start_date=2027-02-01&end_date=2027-02-28');
   });
 
   it('keep category and tag archives as filters, and map an event page to its file', () => {
@@ -22,6 +37,8 @@ describe("the original's iCalendar URLs", () => {
       '/calendar/events/v1/events.ics?tags=free&start_date=2027-05-01&end_date=2027-05-31',
     );
     assert.equal(alias('/event/summer-fest/?ical=1'), '/calendar/events/v1/events/by-slug/summer-fest.ics');
+    // one occurrence's page: its series' file
+    assert.equal(alias('/event/monday-choir/2026-12-07/?ical=1'), '/calendar/events/v1/events/by-slug/monday-choir.ics');
     assert.equal(alias('/?post_type=tribe_events&ical=1'), '/calendar/events/v1/events.ics');
   });
 

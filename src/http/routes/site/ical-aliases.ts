@@ -17,17 +17,28 @@ const ICAL_PARAMS = new Set(['ical', 'outlook-ical']);
 const pad = (n: number) => String(n).padStart(2, '0');
 const lastDay = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
 
-/** The window of a view segment (`month/2027-03`, `2027-03-05`, `today`…), or undefined for the default window. */
-function viewWindow(view: string[], today: { year: number; month: number; day: number }): Record<string, string> | undefined | null {
-  if (view.length === 0 || (view.length === 1 && view[0] === 'list')) return undefined;
+const MONTH = /^(\d{4})-(\d{2})$/;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The window of a view segment (`month/2027-03`, `2027-03-05`, `today`…), or undefined for the default window.
+ * `picked`: the filter bar's date (`date`, `tribe-bar-date`), which a view without a date of its own shows — the
+ * month of the month view, the day of today's, and the list from that day on (as the pages do).
+ */
+function viewWindow(view: string[], today: { year: number; month: number; day: number }, picked?: string): Record<string, string> | undefined | null {
+  const pickedDay = picked !== undefined && DAY.test(picked) ? picked : undefined;
+  const pickedMonth = picked !== undefined && (MONTH.test(picked) || pickedDay) ? MONTH.exec(picked.slice(0, 7)) : null;
+  if (view.length === 0 || (view.length === 1 && view[0] === 'list')) {
+    return pickedDay ? { start_date: pickedDay } : pickedMonth ? { start_date: `${pickedMonth[0]}-01` } : undefined;
+  }
   if (view[0] === 'month' && view.length <= 2) {
-    const m = view.length === 2 ? /^(\d{4})-(\d{2})$/.exec(view[1]) : ['', String(today.year), pad(today.month)];
+    const m = view.length === 2 ? MONTH.exec(view[1]) : (pickedMonth ?? ['', String(today.year), pad(today.month)]);
     if (!m || Number(m[2]) < 1 || Number(m[2]) > 12) return null;
     const [y, mo] = [Number(m[1]), Number(m[2])];
     return { start_date: `${m[1]}-${m[2]}-01`, end_date: `${m[1]}-${m[2]}-${pad(lastDay(y, mo))}` };
   }
-  if (view.length === 1 && (view[0] === 'today' || /^\d{4}-\d{2}-\d{2}$/.test(view[0]))) {
-    const day = view[0] === 'today' ? `${today.year}-${pad(today.month)}-${pad(today.day)}` : view[0];
+  if (view.length === 1 && (view[0] === 'today' || DAY.test(view[0]))) {
+    const day = view[0] === 'today' ? (pickedDay ?? `${today.year}-${pad(today.month)}-${pad(today.day)}`) : view[0];
     return { start_date: day, end_date: day };
   }
   return null;
@@ -47,6 +58,11 @@ export function icalAliasUrl(url: string, today: () => { year: number; month: nu
     .split('/')
     .filter((s) => s !== '');
   const query = new URLSearchParams([...params].filter(([k]) => !ICAL_PARAMS.has(k)));
+  // the pages' own filter names (web/page-filters.ts), and the original's filter bar's, as the feed's
+  const keyword = params.get('keyword') ?? params.get('tribe-bar-search');
+  const picked = params.get('date') ?? params.get('tribe-bar-date') ?? undefined;
+  for (const name of ['keyword', 'tribe-bar-search', 'date', 'tribe-bar-date']) query.delete(name);
+  if (keyword !== null && keyword.trim() !== '') query.set('search', keyword.trim());
   const feed = (path: string, extra: Record<string, string> = {}) => {
     for (const [k, v] of Object.entries(extra)) query.set(k, v);
     const qs = query.toString();
@@ -65,7 +81,10 @@ export function icalAliasUrl(url: string, today: () => { year: number; month: nu
     if (window === null) return url;
     return feed('/events.ics', { ...(category ? { categories: category } : {}), ...(tag ? { tags: tag } : {}), ...(window ?? {}) });
   }
-  if (segments[0] === 'event' && segments.length === 2) return feed(`/events/by-slug/${segments[1]}.ics`);
+  // an event's page, or one occurrence's (`/event/<slug>/<YYYY-MM-DD>/`): the event's file, a series' whole
+  if (segments[0] === 'event' && (segments.length === 2 || (segments.length === 3 && DAY.test(segments[2])))) {
+    return feed(`/events/by-slug/${segments[1]}.ics`);
+  }
   if (segments[0] !== 'events') return url;
   let rest = segments.slice(1);
   const filter: Record<string, string> = {};
@@ -77,7 +96,7 @@ export function icalAliasUrl(url: string, today: () => { year: number; month: nu
     }
     rest = rest.slice(2);
   }
-  const window = viewWindow(rest, today());
+  const window = viewWindow(rest, today(), picked);
   if (window === null) return url;
   return feed('/events.ics', { ...filter, ...(window ?? {}) });
 }
