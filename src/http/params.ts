@@ -248,7 +248,7 @@ function hasNul(value: unknown, depth = 0): boolean {
  * A failure of WordPress' schema checks (`rest_validate_value_from_schema`): a WP_Error of its code, whose data is
  * the parameter's name for a wrong type only (the bounds, lengths and enums carry none).
  */
-const schemaFailure = (name: string, code: string, message: string) => new Invalid(message, code);
+const schemaFailure = (_name: string, code: string, message: string) => new Invalid(message, code);
 const notOfType = (name: string, type: string) => new Invalid(`${name} is not of type ${type}.`, 'rest_invalid_type', { param: name });
 
 /** WordPress' `rest_is_boolean` spellings. */
