@@ -174,13 +174,21 @@ describe('webhooks', () => {
     assert.equal(receiver.received.length, 1);
   });
 
-  it('clears an optional field sent as null, back to its default; a URL cannot be cleared', async () => {
+  it('clears an optional field sent as null (description, event types, payload, active, owner), back to its default; a URL cannot be cleared', async () => {
     const hook = await create({ description: 'CRM', event_types: ['event.*'], payload: 'full' });
     const cleared = await t.patch(`/webhooks/${hook.id}`, { as: 'administrator', json: { description: null, event_types: null, payload: null } });
     assert.equal(cleared.status, 200, cleared.text);
     assert.equal(cleared.body.description, '');
     assert.deepEqual(cleared.body.event_types, ['*']);
     assert.equal(cleared.body.payload, 'thin');
+    // active back to true (its default), owner back to whoever writes (as on a create without one)
+    const off = await t.patch(`/webhooks/${hook.id}`, { as: 'administrator', json: { active: false, owner: t.users.author.id } });
+    assert.equal(off.body.active, false);
+    assert.equal(off.body.owner, t.users.author.id);
+    const reset = await t.patch(`/webhooks/${hook.id}`, { as: 'administrator', json: { active: null, owner: null } });
+    assert.equal(reset.status, 200, reset.text);
+    assert.equal(reset.body.active, true);
+    assert.equal(reset.body.owner, t.users.administrator.id);
     const noUrl = await t.patch(`/webhooks/${hook.id}`, { as: 'administrator', json: { url: null } });
     assert.equal(noUrl.status, 400);
     assert.ok(noUrl.body.data.params.url);

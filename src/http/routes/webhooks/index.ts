@@ -53,8 +53,13 @@ const endpointArgs = {
   }),
   filter: arg(Type.Unsafe<WebhookFilter>({ ...WebhookFilterSchema, nullable: true }), { check: checkFilter }),
   payload: arg(Type.String({ enum: ['thin', 'full'], description: '`thin` (default) or `full`.' })),
-  active: arg(Type.Boolean({ description: 'false disables the endpoint (what it would get is held a week); true sends what was held.' })),
-  owner: arg(Type.Integer({ minimum: 1, description: 'The user whose view a `full` payload shows (default: who makes the endpoint).' })),
+  active: arg(Type.Boolean({ description: 'false disables the endpoint (what it would get is held a week); true (or null) sends what was held.' })),
+  owner: arg(
+    Type.Integer({
+      minimum: 1,
+      description: 'The user whose view a `full` payload shows (default, and with null: who makes or updates the endpoint).',
+    }),
+  ),
 };
 
 function input(
@@ -68,6 +73,8 @@ function input(
     readonly owner?: number | null;
   },
   sent: Readonly<Record<string, unknown>>,
+  /** Who writes: `owner: null` makes it the owner, as on a create without one. */
+  callerId: number | undefined,
 ): EndpointInput {
   // JSON null clears an optional field, back to its default (DECISIONS.md); the URL has none
   if ('url' in sent && args.url === null) throw errors.invalidParam('url');
@@ -79,10 +86,12 @@ function input(
     eventTypes: cleared('event_types', args.eventTypes, ['*']),
     filter: 'filter' in sent ? (args.filter ?? null) : undefined,
     payload: cleared('payload', args.payload, 'thin') as EndpointInput['payload'],
-    active: args.active ?? undefined,
-    owner: args.owner ?? undefined,
+    active: cleared('active', args.active, true),
+    owner: cleared('owner', args.owner, callerId),
   };
 }
+
+const callerOf = (ctx: Pick<RouteContext, 'actor'>) => (ctx.actor.kind === 'user' ? ctx.actor.id : undefined);
 
 export function webhookRoutes(): RouteSpec[] {
   const idArg = arg(Type.Integer({ description: 'The webhook endpoint id.' }), { required: true });
@@ -125,7 +134,10 @@ export function webhookRoutes(): RouteSpec[] {
       responses: { 201: EndpointSchema },
       callbacks: DELIVERY_CALLBACKS,
       async handler(ctx) {
-        const made = await ctx.services.webhooks.create(ctx.actor, { ...input(ctx.args, ctx.sent), secret: ctx.args.secret ?? undefined });
+        const made = await ctx.services.webhooks.create(ctx.actor, {
+          ...input(ctx.args, ctx.sent, callerOf(ctx)),
+          secret: ctx.args.secret ?? undefined,
+        });
         return {
           status: 201,
           body: endpoint(ctx, made),
@@ -154,7 +166,7 @@ export function webhookRoutes(): RouteSpec[] {
       args: { id: idArg, ...endpointArgs },
       responses: { 200: EndpointSchema },
       async handler(ctx) {
-        return { body: endpoint(ctx, await ctx.services.webhooks.update(ctx.actor, ctx.args.id, input(ctx.args, ctx.sent))) };
+        return { body: endpoint(ctx, await ctx.services.webhooks.update(ctx.actor, ctx.args.id, input(ctx.args, ctx.sent, callerOf(ctx)))) };
       },
     }),
     route({
