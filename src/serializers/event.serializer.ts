@@ -4,7 +4,7 @@
  * for single reads. Typed from the Event schema: a key missing here fails to compile.
  */
 import { autop, escHtml, texturize } from '../domain/content/html.js';
-import { costNumbers, costValues, formatCost } from '../domain/events/cost.js';
+import { costNumbers, costText, costValues, formatCost } from '../domain/events/cost.js';
 import type { EventView } from '../domain/events/event.service.js';
 import { CATEGORIES, TAGS } from '../domain/terms/term.js';
 import type { EventResponse } from '../http/routes/events/events.schemas.js';
@@ -110,6 +110,12 @@ export function serializeEvent(view: EventView, urls: Urls, options: { single?: 
  * (a JSON array, as PHP encodes an empty one) when there are none. (The original blanks them to `[]` for a
  * password-protected event; posts here have no passwords, so nothing is blanked.)
  */
+/** JSON-LD's price of a cost without numbers: `Free` is 0 (any case), another word as written. */
+function wordPrice(costs: readonly string[]): string {
+  const text = costText(costs) ?? '';
+  return text.toLowerCase() === 'free' ? '0' : text;
+}
+
 function customFields(fields: EventView['record']['customFields']): EventResponse['custom_fields'] {
   if (fields.length === 0) return [];
   // (fromEntries: a name such as `__proto__` is a key like any other)
@@ -151,9 +157,14 @@ export function eventJsonLd(view: EventView, url: string, urls: Urls): Record<st
   if (text.length > 0) {
     ld.offers = {
       '@type': 'Offer',
-      // as recorded on the original: the range without its symbol (`5 – 15`), a word cost as 0
+      // as recorded on the original: the range without its symbol (`5 – 15`), `Free` as 0, another word as it is
+      // written (`Donation`)
       price:
-        numbers.length === 0 ? '0' : numbers[0] === numbers[numbers.length - 1] ? numbers[0] : `${numbers[0]} \u2013 ${numbers[numbers.length - 1]}`,
+        numbers.length === 0
+          ? wordPrice(e.cost)
+          : numbers[0] === numbers[numbers.length - 1]
+            ? numbers[0]
+            : `${numbers[0]} \u2013 ${numbers[numbers.length - 1]}`,
       priceCurrency: e.currencyCode || 'USD',
       url,
       category: 'primary',

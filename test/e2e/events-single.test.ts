@@ -35,7 +35,7 @@ describe('events: read', () => {
     assert.ok(Object.keys(ld).indexOf('offers') < Object.keys(ld).indexOf('performer'));
   });
 
-  it("gives JSON-LD the original's price of a range or a word, and its first organizer as one object", async () => {
+  it("gives JSON-LD the original's price of a range or a word, and its first organizer as one object; a range's symbols derive none", async () => {
     const first = await makeLinked(t, 'organizer', { organizer: 'First LD' });
     const second = await makeLinked(t, 'organizer', { organizer: 'Second LD' });
     const range = await makeEvent(t, { title: 'Ranged', cost: '$199 - $499', organizer: [first.id, second.id] });
@@ -44,6 +44,13 @@ describe('events: read', () => {
     assert.equal(ld.organizer.name, 'First LD');
     const word = await makeEvent(t, { title: 'Worded', cost: 'Free' });
     assert.equal((await t.get(`/events/${word.id}`)).body.json_ld.offers.price, '0');
+    // another word as written (recorded: `Donation` → "Donation")
+    const donation = await makeEvent(t, { title: 'Donated', cost: 'Donation' });
+    assert.equal((await t.get(`/events/${donation.id}`)).body.json_ld.offers.price, 'Donation');
+    // a range with a symbol on both numbers: no symbol derived, the default `$` shown before both (recorded)
+    const ranged = (await t.get(`/events/${range.id}`)).body;
+    assert.equal(ranged.cost, '$199 \u2013 $499');
+    assert.deepEqual(ranged.cost_details, { currency_symbol: '', currency_code: '', currency_position: '', values: ['199', '499'] });
     const none = await makeEvent(t, { title: 'Costless' });
     assert.equal((await t.get(`/events/${none.id}`)).body.json_ld.offers, undefined);
   });

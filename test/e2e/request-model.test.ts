@@ -246,6 +246,23 @@ describe('authentication', () => {
     }
   });
 
+  it("finds the user as WordPress does: by the login in any case, or by the account's e-mail address", async () => {
+    const u = t.users.editor;
+    for (const login of [u.login.toUpperCase(), `${u.login}@calendar.test`, `${u.login.toUpperCase()}@Calendar.Test`]) {
+      const res = await t.get('/events', { headers: basic(login, u.password), query: { status: 'draft' } });
+      assert.equal(res.status, 200, login);
+    }
+    // the e-mail with a wrong password, and another user's e-mail with this password, are refused
+    for (const [login, password] of [
+      [`${u.login}@calendar.test`, 'wrong password here'],
+      [`${t.users.author.login}@calendar.test`, u.password],
+    ]) {
+      const res = await t.get('/tags', { headers: basic(login, password) });
+      assert.equal(res.status, 401, login);
+      assertErrorShape(res.body, 'incorrect_password', 401);
+    }
+  });
+
   it('answers 401 incorrect_password for a wrong password and for an unknown login alike', async () => {
     for (const headers of [basic('editor', 'nope'), basic('nobody', 'nope'), basic('', ''), { authorization: 'Basic !!!' }]) {
       const res = await t.get('/tags', { headers });

@@ -23,6 +23,10 @@ describe('cost', () => {
     assert.deepEqual(deriveCurrency(['0$', '20$', '30$']), { symbol: '$', position: 'postfix' });
     assert.deepEqual(deriveCurrency(['$20', '20€']), { symbol: '', position: '' });
     assert.deepEqual(deriveCurrency(['23']), { symbol: '', position: '' });
+    // a range in one string names none, as recorded on the original (`$199 - $499` → "", shown `$199 – $499`)
+    assert.deepEqual(deriveCurrency(['$199 - $499']), { symbol: '', position: '' });
+    assert.deepEqual(deriveCurrency(['€10 - €20']), { symbol: '', position: '' });
+    assert.equal(formatCost(['$199 - $499'], '', ''), '$199 \u2013 $499');
     assert.deepEqual(deriveCurrency(['from 10 per person']), { symbol: '', position: '' }, 'words are not a symbol');
   });
 

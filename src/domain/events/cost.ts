@@ -55,6 +55,9 @@ export function deriveCurrency(costs: readonly string[]): { symbol: string; posi
   for (const cost of costs) {
     const first = cost.search(/\d/);
     if (first < 0) continue;
+    // a range in one string ("$199 - $499") names no symbol: recorded on a TEC 6.17 site, it answers symbol and
+    // position "" (and shows the default `$` before both numbers)
+    if ((cost.match(NUMBER) ?? []).length > 1) return { symbol: '', position: '' };
     let symbol = cost
       .replace(NUMBER, '')
       .replace(/[\s\-–—]+/g, '')
@@ -68,21 +71,24 @@ export function deriveCurrency(costs: readonly string[]): { symbol: string; posi
   return found ?? { symbol: '', position: '' };
 }
 
+/** The first cost string with something in it, trimmed (what a cost without numbers shows). */
+export function costText(costs: readonly string[]): string | undefined {
+  return shownCosts(costs)
+    .map((c) => c.trim())
+    .find((c) => c !== '');
+}
+
 /** The values `cost_details` lists: every number found, else the first text as a slug (`Donation` → `donation`). */
 export function costValues(costs: readonly string[], numbers: readonly string[] = costNumbers(costs)): string[] {
   if (numbers.length > 0) return [...numbers];
-  const text = shownCosts(costs)
-    .map((c) => c.trim())
-    .find((c) => c !== '');
+  const text = costText(costs);
   return text === undefined ? [] : [sanitizeSlug(text)];
 }
 
 /** The display string; `numbers`: costNumbers(costs), when the caller has them already. */
 export function formatCost(costs: readonly string[], symbol: string, position: string, numbers: readonly string[] = costNumbers(costs)): string {
   if (numbers.length === 0) {
-    const text = shownCosts(costs)
-      .map((c) => c.trim())
-      .find((c) => c !== '');
+    const text = costText(costs);
     return text === undefined ? '' : escHtml(text);
   }
   const sym = symbol === '' ? DEFAULT_SYMBOL : symbol;

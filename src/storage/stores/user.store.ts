@@ -121,20 +121,32 @@ export class UserStore {
   }
 
   /** Every application password of a login, with the user's role: one indexed query per authentication. */
-  credentials(login: string): Promise<Credential[]> {
-    return this.db
-      .selectFrom('users')
-      .innerJoin('app_passwords', 'app_passwords.user_id', 'users.id')
-      .select([
-        'users.id as userId',
-        'users.login as login',
-        'users.role as role',
-        'app_passwords.id as passwordId',
-        'app_passwords.kdf as kdf',
-        'app_passwords.salt as salt',
-        'app_passwords.hash as hash',
-      ])
-      .where('users.login', '=', login)
+  /**
+   * The application passwords of the user a login names: the login as written; else, as WordPress finds them
+   * (`get_user_by('login')` under MySQL's case-insensitive collation, then by e-mail when the name is one —
+   * wp_authenticate_application_password), the login in any case or the e-mail address.
+   */
+  async credentials(login: string): Promise<Credential[]> {
+    const select = () =>
+      this.db
+        .selectFrom('users')
+        .innerJoin('app_passwords', 'app_passwords.user_id', 'users.id')
+        .select([
+          'users.id as userId',
+          'users.login as login',
+          'users.role as role',
+          'app_passwords.id as passwordId',
+          'app_passwords.kdf as kdf',
+          'app_passwords.salt as salt',
+          'app_passwords.hash as hash',
+        ]);
+    const exact = await select().where('users.login', '=', login).execute();
+    if (exact.length > 0) return exact;
+    const folded = login.toLowerCase();
+    return select()
+      .where((eb) =>
+        eb.or([eb(eb.fn('lower', ['users.login']), '=', folded), ...(login.includes('@') ? [eb(eb.fn('lower', ['users.email']), '=', folded)] : [])]),
+      )
       .execute();
   }
 }
