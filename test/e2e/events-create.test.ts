@@ -162,6 +162,20 @@ describe('events: create', () => {
     assert.equal(across.timezone_abbr, 'CET');
   });
 
+  it('stores a wall time the zone skips as the time it becomes, as the original does (recorded: 02:30 → 03:30, zero-length)', async () => {
+    const gap = await makeEvent(t, { timezone: 'America/New_York', start_date: '2026-03-08 02:30:00', end_date: '2026-03-08 03:30:00' });
+    assert.deepEqual(
+      [gap.start_date, gap.end_date, gap.utc_start_date, gap.utc_end_date, gap.timezone_abbr],
+      ['2026-03-08 03:30:00', '2026-03-08 03:30:00', '2026-03-08 07:30:00', '2026-03-08 07:30:00', 'EDT'],
+    );
+    // an end in the gap moves forward alike; the wall times always say the instants
+    const endInGap = await makeEvent(t, { timezone: 'America/New_York', start_date: '2026-03-08 01:00:00', end_date: '2026-03-08 02:15:00' });
+    assert.deepEqual(
+      [endInGap.start_date, endInGap.end_date, endInGap.utc_start_date, endInGap.utc_end_date],
+      ['2026-03-08 01:00:00', '2026-03-08 03:15:00', '2026-03-08 06:00:00', '2026-03-08 07:15:00'],
+    );
+  });
+
   it('defaults the time zone to SITE_TIMEZONE', async () => {
     const site = await createTestApp({ SITE_TIMEZONE: 'America/New_York' });
     try {

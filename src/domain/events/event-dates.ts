@@ -3,7 +3,7 @@
  * instants in UTC, and the zone's abbreviation at the start (CONTRACT.md §6.2, §9.1, §9.2).
  */
 import { type ParsedDate, parseDateInput } from '../../time/strtotime.js';
-import { atTimeOfDay, findZone, formatUtcMs, formatWall, parseWall, type WallTime, type Zone, zonedWallToUtcMs } from '../../time/zones.js';
+import { atTimeOfDay, findZone, formatUtcMs, formatWall, parseWall, utcMsToZonedWall, type WallTime, type Zone, zonedWallToUtcMs } from '../../time/zones.js';
 import type { EventDetails } from './event.js';
 
 export type EventDates = Pick<EventDetails, 'startDate' | 'endDate' | 'startUtc' | 'endUtc' | 'timezone' | 'timezoneAbbr'>;
@@ -24,19 +24,30 @@ function compare(a: WallTime, b: WallTime): number {
 
 /**
  * Start and end as stored. An end before the start becomes the start (the original does not refuse it);
- * all-day events run from the start day's 00:00:00 to the end day's 23:59:59.
+ * all-day events run from the start day's 00:00:00 to the end day's 23:59:59. A wall time the zone skips (a
+ * spring-forward gap) is stored as the time it becomes, as PHP's DateTime makes it on the original (recorded:
+ * a 02:30 start on 2026-03-08 in New York reads back 03:30, its end of 03:30 leaving it zero-length).
  */
 export function computeEventDates(start: WallTime, end: WallTime, allDay: boolean, zoneName: string): EventDates {
   const zone = findZone(zoneName);
   if (!zone) throw new Error(`unknown zone ${zoneName}`);
   let s = start;
-  let e = compare(end, start) < 0 ? start : end;
+  let e = end;
   if (allDay) {
     s = atTimeOfDay(s, 0, 0, 0);
     e = atTimeOfDay(e, 23, 59, 59);
   }
-  const startMs = zonedWallToUtcMs(s, zone);
-  const endMs = zonedWallToUtcMs(e, zone);
+  let startMs = zonedWallToUtcMs(s, zone);
+  let endMs = zonedWallToUtcMs(e, zone);
+  if (!allDay) {
+    s = utcMsToZonedWall(startMs, zone);
+    e = utcMsToZonedWall(endMs, zone);
+  }
+  if (compare(e, s) < 0) {
+    e = allDay ? atTimeOfDay(s, 23, 59, 59) : s;
+    endMs = allDay ? zonedWallToUtcMs(e, zone) : startMs;
+  }
+  startMs = zonedWallToUtcMs(s, zone);
   return {
     startDate: formatWall(s),
     endDate: formatWall(e),
