@@ -184,7 +184,9 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
     if (turn) await turn;
   });
 
-  const apiLink = `<${urls.home}/>; rel="https://api.w.org/"`;
+  // WordPress' API discovery: its root index, which lists the namespaces (the original's `/wp-json/`, where a
+  // client that discovers the API this way finds `tribe/events/v1`; without WP_PATHS, this service's root)
+  const apiLink = `<${urls.home}/${config.wpPaths ? 'wp-json/' : ''}>; rel="https://api.w.org/"`;
   app.addHook('onSend', async (request, reply, payload) => {
     // the API is not for search engines; the calendar's pages are
     if (!String(reply.getHeader('content-type') ?? '').startsWith('text/html')) reply.header('X-Robots-Tag', 'noindex');

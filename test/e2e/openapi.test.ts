@@ -347,7 +347,11 @@ describe('protocol details', () => {
     const res = await t.get('/tags');
     assert.equal(res.headers['content-type'], 'application/json; charset=UTF-8');
     assert.equal(res.headers['x-content-type-options'], 'nosniff');
-    assert.equal(res.headers.link, `<${PUBLIC_URL}/>; rel="https://api.w.org/"`);
+    // WordPress' discovery link names its root index, which lists the original's namespace (as recorded)
+    assert.equal(res.headers.link, `<${PUBLIC_URL}/wp-json/>; rel="https://api.w.org/"`);
+    const index = await t.app.inject({ method: 'GET', url: '/wp-json/' });
+    assert.equal(index.statusCode, 200);
+    assert.ok(JSON.parse(index.body).namespaces.includes('tribe/events/v1'));
     assert.equal(res.headers['x-robots-tag'], 'noindex');
     assert.equal(res.headers['cache-control'], 'public, max-age=0, must-revalidate', 'anonymous answers may be kept, and revalidated (ETag)');
     assert.equal((await t.get('/nowhere')).headers['x-robots-tag'], 'noindex', 'errors too');
