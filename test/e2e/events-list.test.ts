@@ -157,14 +157,23 @@ describe('events list: inclusive and strict dates (CONTRACT.md §3.4)', () => {
     assert.deepEqual(titles(res), ['Jan 1 16:00', 'Jan 1 20:00']);
   });
 
-  it('uses exact instants for strict relative bounds, read as UTC and shown in the site zone', async () => {
+  it('uses exact instants for strict bounds, read as UTC and shown in the site zone; its URLs, offset included, name the same window', async () => {
     const ny = await createTestApp({ SITE_TIMEZONE: 'America/New_York' });
     try {
       await makeEvent(ny, { title: 'NY evening', start_date: '2017-12-20 20:00', end_date: '2017-12-20 21:00' });
       await makeEvent(ny, { title: 'NY morning', start_date: '2017-12-21 09:00', end_date: '2017-12-21 10:00' });
       const strict = await ny.get('/events', { query: { start_date: '2017-12-21', end_date: '2017-12-22', strict_dates: 1 } });
-      assert.equal(new URL(strict.body.rest_url).searchParams.get('start_date'), '2017-12-20 19:00:00');
+      // the site's wall time of the bound, with the site's offset so that the URL names the same instant again
+      assert.equal(new URL(strict.body.rest_url).searchParams.get('start_date'), '2017-12-20 19:00:00-05:00');
       assert.deepEqual(titles(strict), ['NY evening', 'NY morning']);
+      const again = await ny.get(strict.body.rest_url.replace(PUBLIC_URL, ''));
+      assert.deepEqual(titles(again), ['NY evening', 'NY morning']);
+      // a page at a time: the next page's URL names the same window
+      const first = await ny.get('/events', { query: { start_date: '2017-12-21', end_date: '2017-12-22', strict_dates: 1, per_page: 1 } });
+      assert.deepEqual(titles(first), ['NY evening']);
+      const second = await ny.get(first.body.next_rest_url.replace(PUBLIC_URL, ''));
+      assert.equal(second.status, 200, second.text);
+      assert.deepEqual(titles(second), ['NY morning']);
       const inclusive = await ny.get('/events', { query: { start_date: '2017-12-21', end_date: '2017-12-22' } });
       assert.deepEqual(titles(inclusive), ['NY morning']);
     } finally {

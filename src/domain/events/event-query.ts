@@ -41,8 +41,9 @@ export function defaultWindow(nowMs: number, site: Zone): { start: string; end: 
 
 /**
  * Inclusive (default): the calendar day as written — start_date from its 00:00:00, end_date to its 23:59:59,
- * and every relative bound at its day's 23:59:59. Strict: the exact instant, strings read as UTC, shown in the
- * site zone; unix timestamps are absolute.
+ * and every relative bound at its day's 23:59:59. Strict: the exact instant, strings read as UTC, compared in the
+ * site zone; unix timestamps are absolute. The effective values (the emitted URLs') of strict bounds carry the
+ * site's offset, so that a URL that carries `strict_dates` names the same window again.
  */
 export function resolveDateWindow(args: DateArgs, options: { strict: boolean; include: boolean; nowMs: number; siteZone: string }): DateWindow {
   const site = getZone(options.siteZone);
@@ -52,12 +53,23 @@ export function resolveDateWindow(args: DateArgs, options: { strict: boolean; in
     if (!parsed) throw errors.invalidParam('date');
     return formatWall(parsed.wall).slice(0, 10);
   };
+  // strict bounds as the emitted URLs carry them: the site's wall time (the original's computed bound) with the
+  // site's offset where it has one, which a request with strict_dates reads back as the same instant (without it
+  // the wall time would be read as UTC and moved by the offset again: the next page would name another window)
+  const asSent = new Map<string, string>();
   const exact = (value: string) => {
     const parsed = parseDateInput(value, { nowMs: options.nowMs, zone: utc });
     if (!parsed) throw errors.invalidParam('date');
     const instant = parsed.instantMs ?? wallToMs(parsed.wall);
-    return formatWall(utcMsToZonedWall(instant, site));
+    const local = formatWall(utcMsToZonedWall(instant, site));
+    const offset = site.offsetAt(instant);
+    if (offset !== 0) {
+      const abs = Math.abs(offset);
+      asSent.set(local, `${local}${offset < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`);
+    }
+    return local;
   };
+  const carried = (bound: string | undefined) => (bound !== undefined ? (asSent.get(bound) ?? bound) : bound);
 
   const relativeGiven = RELATIVE.some((k) => args[k] != null);
   const defaults = defaultWindow(options.nowMs, site);
@@ -76,12 +88,12 @@ export function resolveDateWindow(args: DateArgs, options: { strict: boolean; in
   if (args.endsAfter != null) w.endGt = bound(args.endsAfter);
 
   w.effective = {
-    startDate: w.startGte,
-    endDate: w.endLte,
-    startsBefore: w.startLt,
-    startsAfter: w.startGt,
-    endsBefore: w.endLt,
-    endsAfter: w.endGt,
+    startDate: carried(w.startGte),
+    endDate: carried(w.endLte),
+    startsBefore: carried(w.startLt),
+    startsAfter: carried(w.startGt),
+    endsBefore: carried(w.endLt),
+    endsAfter: carried(w.endGt),
   };
   return w;
 }
