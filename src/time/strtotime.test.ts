@@ -105,6 +105,26 @@ describe('parseDateInput', () => {
     assert.equal(wall('monday 10:00'), '2025-01-20 10:00:00');
   });
 
+  it("reads a month's days as PHP does: a month and year, first/last day of, the nth weekday of", () => {
+    assert.equal(wall('March 2030'), '2030-03-01 00:00:00');
+    assert.equal(wall('march'), '2025-03-15 10:30:45', 'a month alone keeps the day and time');
+    // (relative phrases keep the time of day; a named weekday resets it)
+    assert.equal(wall('first day of next month'), '2025-02-01 10:30:45');
+    assert.equal(wall('last day of next month'), '2025-02-28 10:30:45');
+    assert.equal(wall('last day of this month'), '2025-01-31 10:30:45');
+    assert.equal(wall('first day of march 2030'), '2030-03-01 00:00:00');
+    assert.equal(wall('last day of february 2028'), '2028-02-29 00:00:00');
+    assert.equal(wall('last day of next month midnight'), '2025-02-28 00:00:00');
+    assert.equal(wall('third friday of march 2030'), '2030-03-15 00:00:00');
+    assert.equal(wall('first monday of next month'), '2025-02-03 00:00:00');
+    assert.equal(wall('last friday of this month'), '2025-01-31 00:00:00');
+    assert.equal(wall('last monday of february 2030 6pm'), '2030-02-25 18:00:00');
+    // from the 31st, the next month is the next month (no overflow into the one after)
+    const jan31: ParseContext = { nowMs: Date.UTC(2025, 0, 31, 12), zone: getZone('UTC') };
+    assert.equal(wall('last day of next month', jan31), '2025-02-28 12:00:00');
+    for (const input of ['sixth monday of march 2030', 'march 20301', 'first day']) assert.equal(parseDateInput(input, utc), undefined, input);
+  });
+
   it('refuses anything else', () => {
     for (const input of [
       '',

@@ -9,7 +9,9 @@
  * - ISO 8601 `2018-01-01T16:00:00`, with `Z`, `±HH:MM`, `±HHMM`, `UTC`, `GMT`: the offset pins the instant;
  * - relative phrases: `now`, `today`, `tomorrow`, `yesterday`, `+5 days`, `-2 hours`, `+1 week 2 days`,
  *   `3 days ago`, `next wednesday`, `last monday`, `this friday`, `friday`, `next week`, `last month`,
- *   combined with a time (`tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm`).
+ *   combined with a time (`tomorrow 9am`, `+5 days 11am`, `next wednesday 4pm`);
+ * - a month's days: `March 2030` (the 1st), `first day of next month`, `last day of february 2028`,
+ *   `third friday of march 2030`, `last monday of this month` (what month views send).
  *
  * PHP semantics kept: a date, `today`, `tomorrow`, `yesterday`, `midnight` or a weekday without a time means
  * 00:00:00; relative units alone keep the current time; day and month overflow roll over (`2018-02-30` is
@@ -63,6 +65,12 @@ interface State {
   resetTime: boolean;
   relative: Record<Unit, number>;
   weekday?: { day: number; mode: 'this' | 'next' | 'last' };
+  /** `first day of` / `last day of`: that day of the month the rest names. */
+  dayOf?: 'first' | 'last';
+  /** `third friday of`, `last monday of` (n -1): that weekday of the month the rest names. */
+  weekdayOf?: { n: number; day: number };
+  /** A month named without a day (`march`): its number; the day stays. */
+  month?: number;
   offsetMinutes?: number;
   now: boolean;
 }
@@ -164,6 +172,37 @@ const RULES: Rule[] = [
     re: /^t?(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?/,
     apply: (m, s) => setTime(s, Number(m[1]), Number(m[2]), Number(m[3] ?? 0)),
   },
+  {
+    // March 2030 (the 1st), March (this year's, the day kept) — after `March 5`, which needs the day
+    re: new RegExp(`^${MONTH_RE}(?:\\s+(\\d{4}))?(?![a-z\\d:])`),
+    apply(m, s) {
+      const month = MONTHS.indexOf(m[1].slice(0, 3)) + 1;
+      if (m[2] !== undefined) return setDate(s, Number(m[2]), month, 1);
+      if (s.month !== undefined || s.date) return false;
+      s.month = month;
+      return true;
+    },
+  },
+  {
+    // first day of / last day of (next month, march 2030…)
+    re: /^(first|last) day of(?![a-z])/,
+    apply(m, s) {
+      if (s.dayOf || s.weekdayOf) return false;
+      s.dayOf = m[1] as 'first' | 'last';
+      return true;
+    },
+  },
+  {
+    // third friday of (march 2030, next month…), last monday of
+    re: new RegExp(`^(first|second|third|fourth|fifth|last)\\s+${WEEKDAY_RE}\\s+of(?![a-z])`),
+    apply(m, s) {
+      if (s.dayOf || s.weekdayOf || s.weekday) return false;
+      const n = m[1] === 'last' ? -1 : ['first', 'second', 'third', 'fourth', 'fifth'].indexOf(m[1]) + 1;
+      s.weekdayOf = { n, day: WEEKDAYS.indexOf(m[2].slice(0, 3)) };
+      s.resetTime = true;
+      return true;
+    },
+  },
   { re: /^now(?![a-z])/, apply: (_m, s) => set(s, { now: true }) },
   { re: /^(today|midnight)(?![a-z])/, apply: (_m, s) => set(s, { resetTime: true }) },
   { re: /^noon(?![a-z])/, apply: (_m, s) => setTime(s, 12, 0, 0) },
@@ -264,9 +303,28 @@ export function parseDateInput(input: string, ctx: ParseContext): ParsedDate | u
   }
 
   const base = nowWall(ctx);
-  const date = s.date ?? { year: base.year, month: base.month, day: base.day };
+  const date = s.date ?? { year: base.year, month: s.month ?? base.month, day: base.day };
   const time = s.time ?? (s.resetTime ? { hour: 0, minute: 0, second: 0 } : { hour: base.hour, minute: base.minute, second: base.second });
   const r = s.relative;
+  if (s.dayOf || s.weekdayOf) {
+    // the day within the month the rest names, its months counted first (PHP: no overflow from the 31st)
+    const first = new Date(Date.UTC(2000, 0, 1));
+    first.setUTCFullYear(date.year + r.year, date.month - 1 + r.month, 1);
+    const lastDay = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).getUTCDate();
+    let day: number;
+    if (s.dayOf) day = s.dayOf === 'first' ? 1 : lastDay;
+    else {
+      const { n, day: target } = s.weekdayOf as { n: number; day: number };
+      if (n > 0) day = 1 + ((target - first.getUTCDay() + 7) % 7) + (n - 1) * 7;
+      else {
+        const lastDow = (first.getUTCDay() + lastDay - 1) % 7;
+        day = lastDay - ((lastDow - target + 7) % 7);
+      }
+    }
+    Object.assign(date, { year: first.getUTCFullYear(), month: first.getUTCMonth() + 1, day });
+    r.year = 0;
+    r.month = 0;
+  }
   // overflowing days, months and hours roll over exactly as PHP's do
   const d = new Date(0);
   d.setUTCFullYear(date.year + r.year, date.month - 1 + r.month, date.day + s.dayShift + r.day);

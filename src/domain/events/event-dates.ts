@@ -3,7 +3,17 @@
  * instants in UTC, and the zone's abbreviation at the start (CONTRACT.md §6.2, §9.1, §9.2).
  */
 import { type ParsedDate, parseDateInput } from '../../time/strtotime.js';
-import { atTimeOfDay, findZone, formatUtcMs, formatWall, parseWall, utcMsToZonedWall, type WallTime, type Zone, zonedWallToUtcMs } from '../../time/zones.js';
+import {
+  atTimeOfDay,
+  findZone,
+  formatUtcMs,
+  formatWall,
+  parseWall,
+  utcMsToZonedWall,
+  type WallTime,
+  type Zone,
+  zonedWallToUtcMs,
+} from '../../time/zones.js';
 import type { EventDetails } from './event.js';
 
 export type EventDates = Pick<EventDetails, 'startDate' | 'endDate' | 'startUtc' | 'endUtc' | 'timezone' | 'timezoneAbbr'>;
