@@ -6,6 +6,12 @@ export const NAMESPACE = 'calendar/events/v1';
 
 export type QueryPairs = readonly (readonly [string, string | number])[];
 
+/**
+ * A slug in a permalink, percent-encoded as WordPress writes non-ASCII slugs (utf8_uri_encode: lower-case hex,
+ * `%e6%9d%b1…`, as recorded on the original), so a permalink is the original's byte for byte.
+ */
+const inPath = (slug: string) => encodeURIComponent(slug).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
+
 /** The original's post types, as its query-form permalinks name them. */
 const POST_TYPE = { event: 'tribe_events', venue: 'tribe_venue', organizer: 'tribe_organizer' } as const;
 /** Statuses whose posts WordPress links in the query form (get_post_permalink's `$draft_or_pending`). */
@@ -44,15 +50,15 @@ export class Urls {
   permalink(type: 'event' | 'venue' | 'organizer', slug: string, id: number, status?: string): string {
     if (status !== undefined && UNPUBLISHED_LINK.has(status)) return `${this.home}/?post_type=${POST_TYPE[type]}&p=${id}`;
     if (slug === '') return `${this.home}/?p=${id}`;
-    return `${this.home}/${type}/${encodeURIComponent(slug)}/`;
+    return `${this.home}/${type}/${inPath(slug)}/`;
   }
 
   categoryLink(path: readonly string[]): string {
-    return `${this.home}/events/category/${path.map(encodeURIComponent).join('/')}/`;
+    return `${this.home}/events/category/${path.map(inPath).join('/')}/`;
   }
 
   tagLink(slug: string): string {
-    return `${this.home}/tag/${encodeURIComponent(slug)}/`;
+    return `${this.home}/tag/${inPath(slug)}/`;
   }
 
   globalId(id: number): string {

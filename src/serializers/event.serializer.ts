@@ -14,6 +14,7 @@ import { formatIsoWithOffset, getZone, parseWall, wallToMs } from '../time/zones
 import { eventSchedule } from './event-schedule.js';
 import { globalIds } from './global-id.js';
 import { serializeImage } from './image.serializer.js';
+import { jsonLdDescription } from './json-ld-text.js';
 import { organizerJsonLd, serializeOrganizer, serializeVenue, venueJsonLd } from './linked.serializer.js';
 import { serializeEmbeddedTerm } from './term.serializer.js';
 
@@ -122,15 +123,6 @@ function customFields(fields: EventView['record']['customFields']): EventRespons
   return Object.fromEntries(fields.map((f) => [f.name, { label: f.label, value: f.value }]));
 }
 
-function plainExcerpt(html: string, words = 55): string {
-  const text = html
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  const parts = text.split(' ');
-  return parts.length > words ? `${parts.slice(0, words).join(' ')}…` : text;
-}
-
 /** schema.org Event for single reads (CONTRACT.md §2.1). */
 export function eventJsonLd(view: EventView, url: string, urls: Urls): Record<string, unknown> {
   const e = view.record;
@@ -141,7 +133,7 @@ export function eventJsonLd(view: EventView, url: string, urls: Urls): Record<st
     '@context': 'http://schema.org',
     '@type': 'Event',
     name: e.title,
-    description: plainExcerpt(e.excerpt || e.content),
+    description: jsonLdDescription(e.excerpt, e.content),
   };
   if (view.image) ld.image = view.image.url;
   ld.url = url;
@@ -149,9 +141,12 @@ export function eventJsonLd(view: EventView, url: string, urls: Urls): Record<st
   ld.eventStatus = 'https://schema.org/EventScheduled';
   ld.startDate = formatIsoWithOffset(startMs, zone);
   ld.endDate = formatIsoWithOffset(endMs, zone);
+  // (recorded: a venue or organizers the caller may not read are `false` there, not left out)
   if (view.venue) ld.location = venueJsonLd(view.venue, urls);
+  else if (e.venueId !== null) ld.location = false;
   // (the original's JSON-LD names one organizer, its first, as an object)
   if (view.organizers.length > 0) ld.organizer = organizerJsonLd(view.organizers[0]);
+  else if (view.organizersHidden) ld.organizer = false;
   const numbers = costNumbers(e.cost);
   const text = costValues(e.cost, numbers);
   if (text.length > 0) {

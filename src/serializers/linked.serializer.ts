@@ -4,7 +4,7 @@
  * writes every key of its schema (a missing one fails to compile). `json_ld` in single contexts.
  */
 import type { TObject } from '@sinclair/typebox';
-import { autop, texturize } from '../domain/content/html.js';
+import { autop, escHtml, texturize } from '../domain/content/html.js';
 import type { LinkedType, OrganizerRecord, RecordOf, VenueRecord } from '../domain/linked/linked.js';
 import type { LinkedView } from '../domain/linked/linked.service.js';
 import {
@@ -16,6 +16,7 @@ import {
 import type { Urls } from '../http/urls.js';
 import { globalIds } from './global-id.js';
 import { serializeImage } from './image.serializer.js';
+import { jsonLdDescription } from './json-ld-text.js';
 
 type Json = Record<string, unknown>;
 
@@ -59,30 +60,25 @@ function dropEmptyOptional<T>(schema: TObject, full: Complete<T>): T {
   return copy(full as Json) as T;
 }
 
-function plain(html: string): string {
-  return html
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
 function compact(entries: [string, unknown][]): Json {
   return Object.fromEntries(entries.filter(([, v]) => !empty(v)));
 }
 
 export function venueJsonLd(view: LinkedView<VenueRecord>, urls: Urls): Json {
   const v = view.record;
-  const ld: Json = { '@type': 'Place', name: v.title, description: plain(v.content) };
+  const ld: Json = { '@type': 'Place', name: v.title, description: jsonLdDescription('', v.content) };
   if (view.image) ld.image = view.image.url;
-  ld.url = urls.permalink('venue', v.slug, v.id, v.status);
+  // (recorded: the original's Place has an empty url, a venue's site being its sameAs)
+  ld.url = '';
+  // the address as the original's template tags give it, HTML-escaped (`West &amp; 9th St`)
   ld.address = {
     '@type': 'PostalAddress',
     ...compact([
-      ['streetAddress', v.address],
-      ['addressLocality', v.city],
-      ['addressRegion', v.stateprovince || v.state || v.province],
-      ['postalCode', v.zip],
-      ['addressCountry', v.country],
+      ['streetAddress', escHtml(v.address)],
+      ['addressLocality', escHtml(v.city)],
+      ['addressRegion', escHtml(v.stateprovince || v.state || v.province)],
+      ['postalCode', escHtml(v.zip)],
+      ['addressCountry', escHtml(v.country)],
     ]),
   };
   if (v.geoLat !== null && v.geoLng !== null) ld.geo = { '@type': 'GeoCoordinates', latitude: v.geoLat, longitude: v.geoLng };
@@ -93,7 +89,7 @@ export function venueJsonLd(view: LinkedView<VenueRecord>, urls: Urls): Json {
 
 export function organizerJsonLd(view: LinkedView<OrganizerRecord>): Json {
   const o = view.record;
-  const ld: Json = { '@type': 'Person', name: o.title, description: plain(o.content) };
+  const ld: Json = { '@type': 'Person', name: o.title, description: jsonLdDescription('', o.content) };
   if (view.image) ld.image = view.image.url;
   ld.url = o.website;
   ld.telephone = o.phone;

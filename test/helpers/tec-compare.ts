@@ -117,3 +117,25 @@ export function compareFlat(remote: any, local: any, skip: readonly string[] = [
   }
   return diffs;
 }
+
+/**
+ * A recorded JSON-LD object against ours, key by key and in key order: the original's site and ours are one host
+ * (`site`: where the import read it, and our PUBLIC_URL); an organizer's e-mail compares decoded (WordPress'
+ * antispambot writes random characters as entities on every request).
+ */
+export function compareJsonLd(name: string, remote: unknown, local: unknown, site: string): string[] {
+  const out: string[] = [];
+  const host = (v: unknown) => JSON.parse(JSON.stringify(v).replaceAll(site, 'HOST').replaceAll('http://calendar.test', 'HOST'));
+  const decodeEntities = (v: string) => v.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)));
+  const walk = (path: string, a: any, b: any) => {
+    if (a && b && typeof a === 'object' && typeof b === 'object') {
+      if (Object.keys(a).join() !== Object.keys(b).join()) out.push(`${path} keys: ${Object.keys(a).join()} | ours ${Object.keys(b).join()}`);
+      for (const k of Object.keys(a)) if (k in b) walk(`${path}.${k}`, a[k], b[k]);
+      return;
+    }
+    const x = path.endsWith('.email') && typeof a === 'string' ? decodeEntities(a) : a;
+    if (JSON.stringify(x) !== JSON.stringify(b)) out.push(`${path}: ${JSON.stringify(x)} | ours ${JSON.stringify(b)}`);
+  };
+  walk(name, host(remote), host(local));
+  return out;
+}

@@ -69,6 +69,8 @@ export interface EventView {
   readonly image: ImageRecord | undefined;
   readonly venue: LinkedView<VenueRecord> | undefined;
   readonly organizers: readonly LinkedView<OrganizerRecord>[];
+  /** Set when a linked organizer is left out (the caller may not read it: a draft, say). */
+  readonly organizersHidden?: true;
   /** Recurring items only: what the series or occurrence adds (FEATURES.md §1.5). */
   readonly series?: SeriesView;
   /** A write of a series: the occurrences it removed. */
@@ -373,15 +375,16 @@ export class EventService {
       r && canReadPost(actor, r) ? { record: r, image: image(r.imageId) } : undefined;
     return records.map((record) => {
       const own = terms.get(record.termsFrom) ?? [];
+      const linked = links.get(organizersFrom(record)) ?? [];
+      const shown = linked.map((id) => readable(organizers.get(id))).filter((o): o is LinkedView<OrganizerRecord> => o !== undefined);
       return {
         record,
         categories: own.filter((t) => t.taxonomy === 'tribe_events_cat'),
         tags: own.filter((t) => t.taxonomy === 'post_tag'),
         image: image(record.imageId),
         venue: readable(record.venueId === null ? undefined : venues.get(record.venueId)),
-        organizers: (links.get(organizersFrom(record)) ?? [])
-          .map((id) => readable(organizers.get(id)))
-          .filter((o): o is LinkedView<OrganizerRecord> => o !== undefined),
+        organizers: shown,
+        ...(shown.length < linked.length ? { organizersHidden: true as const } : {}),
         ...(series.has(record.id) ? { series: series.get(record.id) } : {}),
       };
     });
