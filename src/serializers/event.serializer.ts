@@ -142,7 +142,7 @@ export function eventJsonLd(view: EventView, url: string, urls: Urls): Record<st
   ld.startDate = formatIsoWithOffset(startMs, zone);
   ld.endDate = formatIsoWithOffset(endMs, zone);
   // (recorded: a venue or organizers the caller may not read are `false` there, not left out)
-  if (view.venue) ld.location = venueJsonLd(view.venue, urls);
+  if (view.venue) ld.location = venueJsonLd(view.venue);
   else if (e.venueId !== null) ld.location = false;
   // (the original's JSON-LD names one organizer, its first, as an object)
   if (view.organizers.length > 0) ld.organizer = organizerJsonLd(view.organizers[0]);

@@ -64,7 +64,7 @@ function compact(entries: [string, unknown][]): Json {
   return Object.fromEntries(entries.filter(([, v]) => !empty(v)));
 }
 
-export function venueJsonLd(view: LinkedView<VenueRecord>, urls: Urls): Json {
+export function venueJsonLd(view: LinkedView<VenueRecord>): Json {
   const v = view.record;
   const ld: Json = { '@type': 'Place', name: v.title, description: jsonLdDescription('', v.content) };
   if (view.image) ld.image = view.image.url;
@@ -132,7 +132,7 @@ export function serializeVenue(view: LinkedView<VenueRecord>, urls: Urls, option
     stateprovince: v.stateprovince,
     geo_lat: v.geoLat ?? undefined,
     geo_lng: v.geoLng ?? undefined,
-    json_ld: options.single ? venueJsonLd(view, urls) : undefined,
+    json_ld: options.single ? venueJsonLd(view) : undefined,
     show_map: v.showMap,
     show_map_link: v.showMapLink,
     global_id: ids.global_id,

@@ -82,7 +82,7 @@ describe('importing a site running The Events Calendar (recorded TEC 6.17)', () 
     assert.deepEqual(diffs, []);
   });
 
-  it("answers every recorded single event's JSON-LD as the original did, to the caller it recorded (venues and organizers it may not read as false)", async () => {
+  it("answers every recorded single event's, venue's and organizer's JSON-LD as the original did, to the caller it recorded (venues and organizers it may not read as false)", async () => {
     const diffs: string[] = [];
     const dir = new URL('tec-6.17/anonymous/events/single/', FIXTURES);
     let compared = 0;
@@ -96,6 +96,20 @@ describe('importing a site running The Events Calendar (recorded TEC 6.17)', () 
       compared++;
     }
     assert.ok(compared > 100, `${compared} recorded singles compared`);
+    // and each venue's and organizer's own
+    let venuesAndOrganizers = 0;
+    for (const type of ['venues', 'organizers']) {
+      for (const file of readdirSync(new URL(`tec-6.17/anonymous/${type}/single/`, FIXTURES))) {
+        const v = JSON.parse(rewriteHost(recordedBody(`anonymous/${type}/single/${file}`), site.url));
+        if (!v?.json_ld) continue;
+        const res = await t.get(`/${type}/by-slug/${v.slug}`);
+        assert.equal(res.status, 200, `${type} ${file}: ${res.text}`);
+        diffs.push(...compareJsonLd(`${type}/${file}`, v.json_ld, res.body.json_ld, site.url));
+        compared++;
+        venuesAndOrganizers++;
+      }
+    }
+    assert.ok(venuesAndOrganizers >= 15, `${venuesAndOrganizers} venues and organizers compared`);
     assert.deepEqual(diffs, []);
   });
 
