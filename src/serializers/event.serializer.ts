@@ -89,7 +89,7 @@ export function serializeEvent(view: EventView, urls: Urls, options: { single?: 
     organizer: view.organizers.map((o) => serializeOrganizer(o, urls, options)),
     custom_fields: customFields(e.customFields),
   };
-  if (options.single) out.json_ld = eventJsonLd(view, url, urls);
+  if (options.single) out.json_ld = eventJsonLd(view, url);
   const series = view.series;
   if (series?.kind === 'occurrence') {
     out.series_id = series.seriesId;
@@ -124,7 +124,7 @@ function customFields(fields: EventView['record']['customFields']): EventRespons
 }
 
 /** schema.org Event for single reads (CONTRACT.md §2.1). */
-export function eventJsonLd(view: EventView, url: string, urls: Urls): Record<string, unknown> {
+export function eventJsonLd(view: EventView, url: string): Record<string, unknown> {
   const e = view.record;
   const zone = getZone(e.timezone || 'UTC');
   const startMs = wallToMs(parseWall(e.startUtc));

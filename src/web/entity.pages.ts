@@ -151,7 +151,7 @@ export async function eventModel(ctx: PageContext, view: EventView): Promise<Eve
     website: e.website && /^https?:\/\//i.test(e.website) ? e.website : undefined,
     customFields: e.customFields.map((f) => ({ label: htmlToText(f.label), valueHtml: sanitizeHtml(f.value) })),
     descriptionHtml: description,
-    jsonLd: eventJsonLd(view, item.url, ctx.urls),
+    jsonLd: eventJsonLd(view, item.url),
     calendarLinks: addToCalendar(
       ctx.urls,
       {
