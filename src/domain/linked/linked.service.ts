@@ -1,5 +1,6 @@
 /**
- * Venues and organizers: read, list, create (reusing a same-named record, as the original does), update
+ * Venues and organizers: read, list, create (reusing a same-named record, as the original does; an importer's
+ * createNew never does), update
  * (partial), trash (unlinking events). Also what event writes call to link, create or reuse them inline, inside
  * the event's transaction. One class serves both kinds; what differs is the kind's descriptor (linked.ts).
  */
@@ -125,6 +126,33 @@ export class LinkedService<T extends LinkedType> {
     if (!can(actor, 'edit_posts')) throw errors.forbidden(isAuthenticated(actor));
     assertMayWrite(actor, input);
     const id = await retryOnConflict(() => this.storage.transaction((tx) => this.createOrReuse(tx, actor, input)));
+    return this.view(id);
+  }
+
+  /**
+   * Creates one, never reusing a same-named record: for a caller that matches records by an identity of its own
+   * (a site import maps them by remote id), to which a record of the same name here is another place, or
+   * someone's own record, and must not be written over.
+   */
+  async createNew(actor: Actor, input: LinkedInput<T>): Promise<LinkedView<RecordOf<T>>> {
+    if (!can(actor, 'edit_posts')) throw errors.forbidden(isAuthenticated(actor));
+    assertMayWrite(actor, input);
+    const name = (input.title ?? '').trim();
+    if (name === '') throw errors.couldNotCreateLinked(this.kind.type, 'a name is required');
+    const id = await retryOnConflict(() =>
+      this.storage.transaction(
+        async (tx) =>
+          (
+            await this.writer.insert(
+              tx,
+              actor,
+              { ...input, title: name },
+              this.clock(),
+              async () => this.details(input, undefined, true) as DetailsRecordOf<T>,
+            )
+          ).id,
+      ),
+    );
     return this.view(id);
   }
 

@@ -223,10 +223,10 @@ export async function writeLinked(
     localId = (await service.update(w.settings.actor, exists.id, (sameSlug ? rest : input) as never)).record.id;
     outcome = 'updated';
   } else {
-    localId = (await service.create(w.settings.actor, input as never)).record.id;
+    // matched by remote id only (FEATURES.md §6.3): a record of the same name here — another remote one, or the
+    // user's own — is a different place or person, neither reused nor written over
+    localId = (await service.createNew(w.settings.actor, input as never)).record.id;
     outcome = 'created';
-    const other = w.cache.all(kind).find((r) => r.localId === localId && r.remoteId !== rid);
-    if (other) warn(w.report, kind, rid, `has the same name as remote ${kind} ${other.remoteId}: both are the one local ${kind} ${localId}`);
   }
   await w.remember(tx, { ...row, localId }, lineageOf(remote));
   return w.done(kind, outcome, localId);
