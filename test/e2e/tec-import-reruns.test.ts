@@ -111,3 +111,59 @@ describe('importing a TEC site again', () => {
     assert.deepEqual(site.misses, []);
   });
 });
+
+describe('importing a protected event again without its password', () => {
+  let t: TestApp;
+  let site: TecSite;
+  let full: any;
+  const protectedEvent = async () => (await t.get('/events/by-slug/members-only-preview', { as: 'administrator' })).body;
+  before(async () => {
+    site = await TecSite.start(recordedSite());
+    t = await createTestApp({ SITE_TIMEZONE: 'America/New_York', IMPORT_ALLOW_PRIVATE: 'on' });
+    const first = await runImport(t, { url: site.url, event_password: 'letmein' });
+    assert.equal(first.state, 'done', first.failure);
+    full = await protectedEvent();
+  });
+  after(async () => {
+    await t.close();
+    await site.close();
+  });
+
+  it('keeps the complete copy an earlier run read with the password: nothing is blanked, the event is unchanged', async () => {
+    assert.equal(full.status, 'private');
+    assert.notEqual(full.description, '');
+    assert.notEqual(full.cost, '');
+    assert.ok(full.venue?.id, 'it has its venue');
+    assert.ok(full.categories.length > 0, 'and its categories');
+    for (const options of [{}, { event_password: 'wrong-password' }]) {
+      const again = await runImport(t, { url: site.url, ...options });
+      assert.equal(again.state, 'done', again.failure);
+      assert.deepEqual(again.report.resources.events, { ...zero, unchanged: 151 }, JSON.stringify(options));
+      assert.ok(
+        again.report.warnings.some((w: any) => w.remote_id === '77' && /kept as it was/.test(w.reason)),
+        'the report says why it was left alone',
+      );
+      const now = await protectedEvent();
+      assert.deepEqual(
+        [now.status, now.description, now.cost, now.venue?.id, now.categories.map((c: any) => c.id), now.modified],
+        [full.status, full.description, full.cost, full.venue?.id, full.categories.map((c: any) => c.id), full.modified],
+      );
+    }
+    const map = await t.storage.db
+      .selectFrom('import_map')
+      .select('incomplete')
+      .where('kind', '=', 'event')
+      .where('remote_id', '=', '77')
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(map.incomplete), 0, 'still mapped as complete');
+  });
+
+  it('is seen by a pass that could not read it: prune leaves it; with the password again it is still unchanged', async () => {
+    const pruned = await runImport(t, { url: site.url, prune: true });
+    assert.equal(pruned.report.complete, true);
+    assert.deepEqual(pruned.report.resources.events, { ...zero, unchanged: 151 });
+    assert.equal((await protectedEvent()).status, 'private');
+    const again = await runImport(t, { url: site.url, event_password: 'letmein' });
+    assert.deepEqual(again.report.resources.events, { ...zero, unchanged: 151 });
+  });
+});

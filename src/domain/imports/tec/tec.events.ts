@@ -56,6 +56,15 @@ async function writeListed(run: TecRun, events: readonly Json[], occurrences: Js
       if (full) {
         warn(run.report, 'event', rid, 'password-protected: read with the password given, imported private (posts have no passwords here)');
         items.push({ kind: 'event', remoteId: rid, remote: full, write: (tx: Storage) => run.writer.event(tx, full, { status: 'private' }) });
+      } else if (run.writer.complete('event', rid)) {
+        // the site did not change, only what this run may read of it: the complete copy is not blanked
+        warn(
+          run.report,
+          'event',
+          rid,
+          `password-protected: its content is hidden from this run (${run.options.eventPassword ? 'the password given did not open it' : 'no event password given'}); the complete copy an earlier run imported is kept as it was`,
+        );
+        items.push({ kind: 'event', remoteId: rid, write: async () => run.writer.keep('event', rid) });
       } else {
         warn(
           run.report,

@@ -100,11 +100,32 @@ export class TecWriter {
   same(kind: Kind, remoteId: string, hash: string, modified: string | null): MapRow | undefined {
     const known = this.cache.get(kind, remoteId);
     if (known && known.hash === hash && known.localId > 0) {
-      this.unchanged.push({ kind, remoteId });
-      this.pending.push({ ...known, remoteModified: modified ?? known.remoteModified, seenPass: this.settings.pass });
+      this.seen(known, modified ?? known.remoteModified);
       return known;
     }
     return undefined;
+  }
+
+  private seen(known: MapRow, modified: string | null): void {
+    this.unchanged.push({ kind: known.kind, remoteId: known.remoteId });
+    this.pending.push({ ...known, remoteModified: modified, seenPass: this.settings.pass });
+  }
+
+  /** The map row of a record an earlier run imported with all its content (not flagged incomplete). */
+  complete(kind: Kind, remoteId: string): MapRow | undefined {
+    const known = this.cache.get(kind, remoteId);
+    return known && known.localId > 0 && !known.incomplete ? known : undefined;
+  }
+
+  /**
+   * Leaves a record as an earlier run wrote it, seen by this pass (so `prune` keeps it): what this run read of
+   * it is less than that run had (a protected event read without its password), not a change on the site.
+   */
+  keep(kind: Kind, remoteId: string): Outcome {
+    const known = this.complete(kind, remoteId);
+    if (!known) throw new Error(`${kind} ${remoteId} has no complete copy to keep`);
+    this.seen(known, known.remoteModified);
+    return this.outcome(kind, 'unchanged');
   }
 
   // ---- what the events refer to (tec.records.ts) ------------------------------------------------------------
