@@ -7,17 +7,23 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { localEvents, recordedSite, rowCounts, runImport, zero } from '../helpers/tec-import.js';
-import { type SiteEntry, TecSite } from '../helpers/tec-site.js';
+import { ADMIN_APP_PASSWORD, type SiteEntry, TecSite } from '../helpers/tec-site.js';
 
-/** The site without one listed event: gone from its window and the sweep, the totals one less, its URL a 404. */
-function withoutEvent(id: number) {
+const DELETED = { status: 404, code: 'rest-event-not-found', message: 'Event with ID {id} does not exist.' };
+/** What TEC answers for an event in its trash, to everyone (CONTRACT.md §6). */
+const TRASHED = { status: 403, code: 'event-no-longer-available', message: 'This event is no longer available' };
+
+/**
+ * The site without one listed event: gone from its window and the sweep, the totals one less, its URL a 404
+ * (deleted), or what `answer` says.
+ */
+function withoutEvent(id: number, answer = DELETED) {
   return (entry: SiteEntry): SiteEntry => {
-    // (deleted: its own URL answers as an id that does not exist)
     if (entry.path.endsWith(`/events/${id}`)) {
       return {
         ...entry,
-        status: 404,
-        body: JSON.stringify({ code: 'rest-event-not-found', message: `Event with ID ${id} does not exist.`, data: { status: 404 } }),
+        status: answer.status,
+        body: JSON.stringify({ code: answer.code, message: answer.message.replace('{id}', String(id)), data: { status: answer.status } }),
       };
     }
     if (!entry.path.includes('/events?') && !entry.path.includes('/events/?')) return entry;
@@ -165,5 +171,50 @@ describe('importing a protected event again without its password', () => {
     assert.equal((await protectedEvent()).status, 'private');
     const again = await runImport(t, { url: site.url, event_password: 'letmein' });
     assert.deepEqual(again.report.resources.events, { ...zero, unchanged: 151 });
+  });
+});
+
+describe('pruning after a run with an application password, without it', () => {
+  let t: TestApp;
+  let site: TecSite;
+  const statusOf = async (local: Map<string, any>, id: number) =>
+    (await t.get(`/events/${local.get(`127.0.0.1?id=${id}`).id}`, { as: 'administrator' })).body.status;
+  before(async () => {
+    site = await TecSite.start(recordedSite());
+    t = await createTestApp({ SITE_TIMEZONE: 'America/New_York', IMPORT_ALLOW_PRIVATE: 'on' });
+  });
+  after(async () => {
+    await t.close();
+    await site.close();
+  });
+
+  it('keeps the drafts, pending, private and scheduled events that answer 403 to this run: still on the site, not gone', async () => {
+    const first = await runImport(t, { url: site.url, app_password: ADMIN_APP_PASSWORD });
+    assert.equal(first.state, 'done', first.failure);
+    assert.equal(first.report.resources.events.created, 157);
+    const local = await localEvents(t);
+    const statuses = ['draft', 'draft', 'draft', 'pending', 'private', 'future'];
+    for (const [i, id] of [78, 79, 80, 81, 82, 83].entries()) assert.equal(await statusOf(local, id), statuses[i]);
+    const pruned = await runImport(t, { url: site.url, prune: true });
+    assert.equal(pruned.state, 'done', pruned.failure);
+    assert.equal(pruned.report.complete, true);
+    assert.deepEqual(pruned.report.resources.events, { ...zero, unchanged: 157 });
+    for (const [i, id] of [78, 79, 80, 81, 82, 83].entries()) assert.equal(await statusOf(local, id), statuses[i], `event ${id}`);
+    const warning = pruned.report.warnings.find((w: any) => /never pruned/.test(w.reason));
+    assert.equal(warning?.remote_id, '78, 79, 80, 81, 82, 83');
+    assert.deepEqual(site.misses, []);
+  });
+
+  it('trashes an event the site moved to its trash (its URL answers 403 event-no-longer-available)', async () => {
+    const local = await localEvents(t);
+    site.transform = withoutEvent(161, TRASHED);
+    const last = recordedSite().find((e) => e.auth === 'anonymous' && e.path.endsWith('per_page=1&page=149'));
+    site.extra = ({ path, auth }) => (auth === 'anonymous' && path.endsWith('per_page=1&page=148') && last ? { ...last, path } : undefined);
+    const pruned = await runImport(t, { url: site.url, prune: true });
+    site.transform = undefined;
+    site.extra = undefined;
+    assert.deepEqual(pruned.report.resources.events, { ...zero, trashed: 1, unchanged: 156 });
+    assert.equal((await t.get(`/events/${local.get('127.0.0.1?id=161').id}`, { as: 'administrator' })).body.code, 'event-no-longer-available');
+    assert.equal(await statusOf(local, 82), 'private');
   });
 });

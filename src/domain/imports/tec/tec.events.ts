@@ -6,6 +6,7 @@
  */
 import type { Storage } from '../../../storage/storage.js';
 import type { BatchItem } from './tec.batch.js';
+import { wpErrorCode } from './tec.client.js';
 import { apiUrl } from './tec.discovery.js';
 import type { TecRun } from './tec.importer.js';
 import { isBlanked, type Json, obj, str } from './tec.mapper.js';
@@ -184,9 +185,11 @@ export async function probeStage(run: TecRun): Promise<void> {
     candidates = candidates.slice(0, left);
   }
   const unreadable: number[] = [];
+  const keptAll: string[] = [];
   for (let i = 0; i < candidates.length; i += 25) {
     const chunk = candidates.slice(i, i + 25);
     const found: Json[] = [];
+    const kept: string[] = [];
     await pool(chunk, run.options.concurrency, async (id) => {
       const res = await run.client.getJson(apiUrl(run.site, `/events/${id}`));
       const body = obj(res.json);
@@ -194,9 +197,15 @@ export async function probeStage(run: TecRun): Promise<void> {
       // (a series' own record, on a site that is this service: its occurrences were listed already)
       if (res.status === 200 && body && Array.isArray(body.recurrence) && body.recurrence.length > 0) report.probes.not_events++;
       else if (res.status === 200 && body && str(body, 'id') !== '') found.push(body);
-      else if (res.status === 403) unreadable.push(id);
-      else report.probes.not_events++;
+      else if (res.status === 401 || res.status === 403) {
+        unreadable.push(id);
+        // still on the site, only not readable by this run (a draft, private, protected and hidden): an event
+        // imported earlier is not gone, and `prune` must not trash it; one in the site's trash is gone
+        if (wpErrorCode(res.json) !== 'event-no-longer-available' && (writer.cache.get('event', String(id))?.localId ?? 0) > 0) kept.push(String(id));
+      } else report.probes.not_events++;
     });
+    await run.batch.write(kept.map((rid) => ({ kind: 'event', remoteId: rid, write: async () => writer.keep('event', rid) })));
+    keptAll.push(...kept);
     found.sort((a, b) => Number(a.id) - Number(b.id));
     // (with `since`, what starts before it stays out, as it does from the windows)
     const since = run.options.since;
@@ -215,6 +224,14 @@ export async function probeStage(run: TecRun): Promise<void> {
       'event',
       shown,
       `${unreadable.length} ids answer 403 (drafts, pending, private, scheduled or trashed events; or protected and hidden): not readable${run.options.appPassword ? '' : ' without an application password'}`,
+    );
+  }
+  if (keptAll.length > 0) {
+    warn(
+      report,
+      'event',
+      keptAll.slice(0, 50).join(', '),
+      `${keptAll.length} events imported by an earlier run answer 401 or 403 to this one (still on the site): left as they were, never pruned`,
     );
   }
 }

@@ -119,11 +119,12 @@ export class TecWriter {
 
   /**
    * Leaves a record as an earlier run wrote it, seen by this pass (so `prune` keeps it): what this run read of
-   * it is less than that run had (a protected event read without its password), not a change on the site.
+   * it is less than that run had (a protected event read without its password, a draft that answers 403 to a
+   * run without the application password), not a change on the site.
    */
   keep(kind: Kind, remoteId: string): Outcome {
-    const known = this.complete(kind, remoteId);
-    if (!known) throw new Error(`${kind} ${remoteId} has no complete copy to keep`);
+    const known = this.cache.get(kind, remoteId);
+    if (!known || known.localId <= 0) throw new Error(`${kind} ${remoteId} has no local record to keep`);
     this.seen(known, known.remoteModified);
     return this.outcome(kind, 'unchanged');
   }
