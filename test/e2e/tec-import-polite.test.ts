@@ -83,6 +83,58 @@ describe('site import: a polite client', () => {
   });
 });
 
+describe('site import: the checkpoint of a stopped run waits for a run of the same options', () => {
+  let t: TestApp;
+  let site: TecSite;
+  before(async () => {
+    site = await TecSite.start(recordedSite());
+    t = await createTestApp({ SITE_TIMEZONE: 'America/New_York', IMPORT_ALLOW_PRIVATE: 'on', IMPORT_RETRY_BASE_MS: '20' });
+  });
+  after(async () => {
+    await t.close();
+    await site.close();
+  });
+
+  const checkpointOf = async (id: number) => (await t.storage.importMap.jobExtras(id)).checkpoint;
+
+  it('is left alone by a run that fails before it saved anything and by a dry run; the next real run resumes from it', async () => {
+    let down = false;
+    site.fault = ({ path }) => {
+      if (path.includes('start_date=2021-01-01')) down = true;
+      return down ? { status: 503 } : undefined;
+    };
+    const stopped = await runImport(t, { url: site.url });
+    site.fault = undefined;
+    assert.equal(stopped.state, 'failed');
+    assert.ok(await checkpointOf(stopped.id), 'it stopped with a checkpoint');
+
+    // the same options, but the site is down before anything could be saved
+    site.fault = () => ({ status: 503 });
+    const failed = await runImport(t, { url: site.url });
+    site.fault = undefined;
+    assert.equal(failed.state, 'failed');
+    assert.ok(await checkpointOf(stopped.id), 'the checkpoint is still there after a run that saved nothing');
+    assert.doesNotMatch((await t.get(`/imports/${stopped.id}`, { as: 'administrator' })).body.failure, /resumed by/);
+
+    // other options: a dry run does its own whole pass and takes nothing over
+    const dry = await runImport(t, { url: site.url, dry_run: true });
+    assert.equal(dry.state, 'done', dry.failure);
+    assert.ok(await checkpointOf(stopped.id), 'the checkpoint is still there after the dry run');
+    assert.doesNotMatch((await t.get(`/imports/${stopped.id}`, { as: 'administrator' })).body.failure, /resumed by/);
+
+    const before = site.log.length;
+    const resumed = await runImport(t, { url: site.url });
+    assert.equal(resumed.state, 'done', resumed.failure);
+    const again = site.log.slice(before).map((l) => l.path);
+    assert.ok(!again.some((p) => p.includes('start_date=2015-01-01')), 'windows read before the stop are not read again');
+    assert.ok(!again.some((p) => p.includes('/categories')), 'nor the categories');
+    assert.equal(resumed.report.resources.events.created, 151, 'the report goes on from the checkpoint');
+    assert.equal(await checkpointOf(stopped.id), null, 'taken over: it cannot be resumed twice');
+    assert.match((await t.get(`/imports/${stopped.id}`, { as: 'administrator' })).body.failure, new RegExp(`resumed by import ${resumed.id}`));
+    assert.equal((await localEvents(t)).size, 149);
+  });
+});
+
 describe('site import: sites that cannot be imported', () => {
   let t: TestApp;
   let site: TecSite;

@@ -1,8 +1,8 @@
 /**
  * A site import as a job of the import system (issue 13's jobs): its options as stored, the checkpoint it
  * resumes from (its own after a lease ran out; else the newest one an earlier, unfinished job of the same site
- * left, which it takes over), the checkpoint saved with every heartbeat, and what a finished job forgets (the
- * credentials it was given).
+ * and the same options left, which it takes over when it first saves its own), the checkpoint saved with every
+ * heartbeat, and what a finished job forgets (the credentials it was given).
  */
 import { hostname } from 'node:os';
 import type { Storage } from '../../../storage/storage.js';
@@ -65,6 +65,8 @@ export class ImportRunningError extends Error {
   }
 }
 
+type Earlier = { readonly id: number; readonly options: Record<string, unknown>; readonly checkpoint: unknown };
+
 export async function runTecJob(
   deps: { storage: Storage; servicesIn: (tx: Storage) => TecServices; settings: TecSettings; owner: string; clock: () => number },
   job: ImportJob,
@@ -75,26 +77,17 @@ export async function runTecJob(
   const { storage } = deps;
   const options = tecOptions(job.options, job.userId);
   let checkpoint = (await storage.importMap.jobExtras(job.id)).checkpoint as Checkpoint | null;
+  // earlier unfinished jobs of the same options, which this one replaces (taking over the newest checkpoint)
+  let replaced: Earlier[] = [];
   if (!checkpoint) {
     const running = await runningJob(storage, job.payload, job.id, nowStamp());
     if (running !== undefined) throw new ImportRunningError(running);
-    const earlier = await storage.importMap.unfinished('tec', job.payload, job.id);
     const same = (o: Record<string, unknown>) =>
       PASS_OPTIONS.every((k) => (o[k] ?? null) === (job.options[k] ?? null)) && authenticated(o) === authenticated(job.options);
-    const resumable = earlier.find((j) => j.checkpoint !== null && same(j.options));
+    // (a job of other options — a dry run, another --since — leaves them and their checkpoints as they are)
+    replaced = (await storage.importMap.unfinished('tec', job.payload, job.id)).filter((j) => same(j.options));
+    const resumable = replaced.find((j) => j.checkpoint !== null);
     if (resumable) checkpoint = resumable.checkpoint as Checkpoint;
-    for (const j of earlier) {
-      await storage.importMap.supersede(j.id, job.id, nowStamp());
-      // (a killed run never got to forget its credentials)
-      const { app_password, event_password, ...kept } = j.options;
-      if (app_password !== undefined || event_password !== undefined) {
-        await storage.importMap.setOptions(j.id, {
-          ...kept,
-          app_password_given: app_password !== undefined,
-          event_password_given: event_password !== undefined,
-        });
-      }
-    }
   }
   const importer = new TecImporter(storage, deps.servicesIn, deps.settings, deps.clock);
   const progressOf = (cp: Checkpoint): TecProgress => {
@@ -108,9 +101,32 @@ export async function runTecJob(
   return importer.run(actor, job.payload, options, checkpoint, {
     async save(cp) {
       await heartbeat(progressOf(cp));
-      if (!(await storage.importMap.checkpoint(job.id, deps.owner, cp, cp.report))) throw new LostTecLease();
+      if (replaced.length === 0) {
+        if (!(await storage.importMap.checkpoint(job.id, deps.owner, cp, cp.report))) throw new LostTecLease();
+        return;
+      }
+      // the earlier jobs are closed in the transaction that stores the checkpoint taken over: a run that stops
+      // before it saved anything leaves theirs to be resumed, and no checkpoint is ever resumed twice
+      await storage.transaction(async (tx) => {
+        if (!(await tx.importMap.checkpoint(job.id, deps.owner, cp, cp.report))) throw new LostTecLease();
+        for (const j of replaced) await retire(tx, j, job.id, nowStamp());
+      });
+      replaced = [];
     },
   });
+}
+
+/** Closes an earlier job this one took over; a killed run never got to forget its credentials: it does now. */
+async function retire(tx: Storage, earlier: Earlier, byJob: number, now: string): Promise<void> {
+  await tx.importMap.supersede(earlier.id, byJob, now);
+  const { app_password, event_password, ...kept } = earlier.options;
+  if (app_password !== undefined || event_password !== undefined) {
+    await tx.importMap.setOptions(earlier.id, {
+      ...kept,
+      app_password_given: app_password !== undefined,
+      event_password_given: event_password !== undefined,
+    });
+  }
 }
 
 export class LostTecLease extends Error {}
