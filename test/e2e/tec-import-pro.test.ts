@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { PROBES_ABOVE } from '../../src/domain/imports/tec/tec.events.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { recordedSite, runImport, zero } from '../helpers/tec-import.js';
 import { rewriteHost, TecSite, writtenEntries } from '../helpers/tec-site.js';
@@ -33,7 +34,14 @@ describe('a Pro site: one event per occurrence by default', () => {
     assert.equal(job.state, 'done', job.failure);
     assert.deepEqual(site.misses, []);
     assert.deepEqual(job.report.resources.events, { ...zero, created: 12 });
-    assert.equal(job.report.probes.probed, 0, 'no probes across the gap up to the provisional ids');
+    // the ids just above each run of ids (the site's posts up to 102, the occurrences), none across the gap
+    assert.equal(job.report.probes.probed, 2 * PROBES_ABOVE);
+    const probed = site.log.map((l) => Number(/\/events\/(\d+)$/.exec(l.path)?.[1])).filter(Number.isInteger);
+    assert.deepEqual(
+      probed.filter((id) => id > 102 + PROBES_ABOVE && id < 10_000_000),
+      [],
+      'no probes across the gap up to the provisional ids',
+    );
     const list = await t.get('/events', { query: { start_date: '2026-10-01', end_date: '2026-12-31', search: 'Weekly Yoga', per_page: 50 } });
     assert.equal(list.body.events.length, 10);
     assert.deepEqual(

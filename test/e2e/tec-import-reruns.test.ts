@@ -6,42 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { localEvents, recordedSite, rowCounts, runImport, zero } from '../helpers/tec-import.js';
-import { ADMIN_APP_PASSWORD, type SiteEntry, TecSite } from '../helpers/tec-site.js';
-
-const DELETED = { status: 404, code: 'rest-event-not-found', message: 'Event with ID {id} does not exist.' };
-/** What TEC answers for an event in its trash, to everyone (CONTRACT.md §6). */
-const TRASHED = { status: 403, code: 'event-no-longer-available', message: 'This event is no longer available' };
-
-/**
- * The site without one listed event: gone from its window and the sweep, the totals one less, its URL a 404
- * (deleted), or what `answer` says.
- */
-function withoutEvent(id: number, answer = DELETED) {
-  return (entry: SiteEntry): SiteEntry => {
-    if (entry.path.endsWith(`/events/${id}`)) {
-      return {
-        ...entry,
-        status: answer.status,
-        body: JSON.stringify({ code: answer.code, message: answer.message.replace('{id}', String(id)), data: { status: answer.status } }),
-      };
-    }
-    if (!entry.path.includes('/events?') && !entry.path.includes('/events/?')) return entry;
-    const body = JSON.parse(entry.body);
-    if (!Array.isArray(body.events)) return entry;
-    const span = entry.path.includes('per_page=1');
-    const had = body.events.some((e: any) => e.id === id);
-    if (!had && !span) return entry;
-    body.events = body.events.filter((e: any) => e.id !== id);
-    body.total -= 1;
-    if (span) body.total_pages = body.total;
-    return {
-      ...entry,
-      body: JSON.stringify(body),
-      headers: { ...entry.headers, 'x-tec-total': String(body.total), 'x-tec-totalpages': String(body.total_pages) },
-    };
-  };
-}
+import { DELETED, localEvents, recordedSite, relist, rowCounts, runImport, TRASHED, unlist, zero } from '../helpers/tec-import.js';
+import { ADMIN_APP_PASSWORD, TecSite } from '../helpers/tec-site.js';
 
 describe('importing a TEC site again', () => {
   let t: TestApp;
@@ -100,10 +66,7 @@ describe('importing a TEC site again', () => {
   it('an event gone from the site goes to the trash with prune, after a complete pass; without prune it stays (case 2)', async () => {
     const local = (await localEvents(t)).get('127.0.0.1?id=161');
     assert.ok(local);
-    site.transform = withoutEvent(161);
-    // the span probe's last page is one lower now: the site's own answer for it is the recorded last page
-    const last = recordedSite().find((e) => e.auth === 'anonymous' && e.path.endsWith('per_page=1&page=149'));
-    site.extra = ({ path, auth }) => (auth === 'anonymous' && path.endsWith('per_page=1&page=148') && last ? { ...last, path } : undefined);
+    unlist(site, 161, DELETED);
     const kept = await runImport(t, { url: site.url });
     assert.deepEqual(kept.report.resources.events, { ...zero, unchanged: 150 });
     assert.equal((await t.get(`/events/${local.id}`, { as: 'administrator' })).body.status, 'publish');
@@ -207,12 +170,9 @@ describe('pruning after a run with an application password, without it', () => {
 
   it('trashes an event the site moved to its trash (its URL answers 403 event-no-longer-available)', async () => {
     const local = await localEvents(t);
-    site.transform = withoutEvent(161, TRASHED);
-    const last = recordedSite().find((e) => e.auth === 'anonymous' && e.path.endsWith('per_page=1&page=149'));
-    site.extra = ({ path, auth }) => (auth === 'anonymous' && path.endsWith('per_page=1&page=148') && last ? { ...last, path } : undefined);
+    unlist(site, 161, TRASHED);
     const pruned = await runImport(t, { url: site.url, prune: true });
-    site.transform = undefined;
-    site.extra = undefined;
+    relist(site);
     assert.deepEqual(pruned.report.resources.events, { ...zero, trashed: 1, unchanged: 156 });
     assert.equal((await t.get(`/events/${local.get('127.0.0.1?id=161').id}`, { as: 'administrator' })).body.code, 'event-no-longer-available');
     assert.equal(await statusOf(local, 82), 'private');

@@ -6,9 +6,10 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { PROBES_ABOVE } from '../../src/domain/imports/tec/tec.events.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { compareEvent, compareFlat, compareJsonLd } from '../helpers/tec-compare.js';
-import { localEvents, recordedList, recordedSite, runImport } from '../helpers/tec-import.js';
+import { localEvents, recordedList, recordedSite, runImport, unlist, zero } from '../helpers/tec-import.js';
 import { FIXTURES, recordedBody, rewriteHost, TecSite } from '../helpers/tec-site.js';
 
 describe('importing a site running The Events Calendar (recorded TEC 6.17)', () => {
@@ -34,7 +35,8 @@ describe('importing a site running The Events Calendar (recorded TEC 6.17)', () 
     const windows = Array.from({ length: 16 }, (_, i) => recordedList(site, `anonymous/events/yearly/${2014 + i}-p1.json`)).flat();
     const wide = [1, 2, 3].flatMap((p) => recordedList(site, `anonymous/events/wide/2014-2029-per_page-50-p${p}.json`));
     assert.equal(new Set([...windows, ...wide].map((e) => e.id)).size, 149);
-    assert.deepEqual(r.probes, { probed: 11, found: 2, not_readable: 7, not_events: 2, limit_reached: false });
+    // the 11 ids between the listed ones, and the PROBES_ABOVE above the highest (189), which no post has
+    assert.deepEqual(r.probes, { probed: 11 + PROBES_ABOVE, found: 2, not_readable: 7, not_events: 2 + PROBES_ABOVE, limit_reached: false });
     assert.deepEqual(r.resources.events, { created: 151, updated: 0, unchanged: 0, trashed: 0, failed: 0 });
     assert.deepEqual(r.resources.categories, { created: 9, updated: 0, unchanged: 0, trashed: 0, failed: 0 });
     assert.deepEqual(r.resources.tags, { created: 11, updated: 0, unchanged: 0, trashed: 0, failed: 0 });
@@ -152,5 +154,39 @@ describe('importing a site running The Events Calendar (recorded TEC 6.17)', () 
       }
     }
     assert.deepEqual(diffs, []);
+  });
+});
+
+describe('an event hidden from listings with an id above every listed one', () => {
+  let t: TestApp;
+  let site: TecSite;
+  before(async () => {
+    site = await TecSite.start(recordedSite());
+    t = await createTestApp({ SITE_TIMEZONE: 'America/New_York', IMPORT_ALLOW_PRIVATE: 'on' });
+  });
+  after(async () => {
+    await t.close();
+    await site.close();
+  });
+
+  it('is found by reading the ids just above the highest listed one, and imported hidden', async () => {
+    // the site's newest event (189) hidden from listings: on no list, its own URL answers it
+    unlist(site, 189, (entry) => ({ ...entry, body: entry.body.replace('"hide_from_listings":false', '"hide_from_listings":true') }));
+    const job = await runImport(t, { url: site.url });
+    assert.equal(job.state, 'done', job.failure);
+    assert.deepEqual(site.misses, []);
+    assert.deepEqual(job.report.listed, { total: 148, found: 148 });
+    assert.equal(job.report.probes.found, 3, 'the two between the listed ids, and this one');
+    assert.deepEqual(job.report.resources.events, { ...zero, created: 151 });
+    const hidden = await t.get('/events/by-slug/street-food-fair-2028-11', { as: 'administrator' });
+    assert.equal(hidden.status, 200, hidden.text);
+    assert.equal(hidden.body.hide_from_listings, true);
+    assert.equal(hidden.body.global_id, '127.0.0.1?id=189');
+    // the ids read above the highest listed one (188): PROBES_ABOVE of them
+    const probed = site.log.map((l) => Number(/\/events\/(\d+)$/.exec(l.path)?.[1])).filter(Number.isInteger);
+    assert.deepEqual(
+      probed.filter((id) => id > 188).sort((a, b) => a - b),
+      Array.from({ length: PROBES_ABOVE }, (_, i) => 189 + i),
+    );
   });
 });

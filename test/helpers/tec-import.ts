@@ -51,3 +51,52 @@ export async function rowCounts(t: TestApp): Promise<Record<string, number>> {
 }
 
 export const zero = { created: 0, updated: 0, unchanged: 0, trashed: 0, failed: 0 };
+
+/** What the site answers for the URL of an event it no longer lists: a WordPress error. */
+export interface EventGone {
+  readonly status: number;
+  readonly code: string;
+  readonly message: string;
+}
+
+/** Deleted: an id no post has. */
+export const DELETED: EventGone = { status: 404, code: 'rest-event-not-found', message: 'Event with ID {id} does not exist.' };
+/** In the site's trash: what TEC answers to everyone (CONTRACT.md §6). */
+export const TRASHED: EventGone = { status: 403, code: 'event-no-longer-available', message: 'This event is no longer available' };
+
+/**
+ * The recorded site without one listed event on any list — its window, the sweep, the span probe (the totals
+ * one less; the probe's last page is then the recorded last one) — and its own URL answering `own`: an error,
+ * or its recorded answer changed (an event now hidden from listings).
+ */
+export function unlist(site: TecSite, id: number, own: EventGone | ((entry: SiteEntry) => SiteEntry)): void {
+  site.transform = (entry) => {
+    if (entry.path.endsWith(`/events/${id}`)) {
+      if (typeof own === 'function') return own(entry);
+      const body = { code: own.code, message: own.message.replace('{id}', String(id)), data: { status: own.status } };
+      return { ...entry, status: own.status, body: JSON.stringify(body) };
+    }
+    if (!entry.path.includes('/events?') && !entry.path.includes('/events/?')) return entry;
+    const body = JSON.parse(entry.body);
+    if (!Array.isArray(body.events)) return entry;
+    const span = entry.path.includes('per_page=1');
+    const had = body.events.some((e: any) => e.id === id);
+    if (!had && !span) return entry;
+    body.events = body.events.filter((e: any) => e.id !== id);
+    body.total -= 1;
+    if (span) body.total_pages = body.total;
+    return {
+      ...entry,
+      body: JSON.stringify(body),
+      headers: { ...entry.headers, 'x-tec-total': String(body.total), 'x-tec-totalpages': String(body.total_pages) },
+    };
+  };
+  const last = recordedSite().find((e) => e.auth === 'anonymous' && e.path.endsWith('per_page=1&page=149'));
+  site.extra = ({ path, auth }) => (auth === 'anonymous' && path.endsWith('per_page=1&page=148') && last ? { ...last, path } : undefined);
+}
+
+/** The recorded site as it was recorded again. */
+export function relist(site: TecSite): void {
+  site.transform = undefined;
+  site.extra = undefined;
+}

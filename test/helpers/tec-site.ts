@@ -10,7 +10,9 @@
  *
  * Ids the recorder probed between the listed events and did not record answered `rest-invalid-event-id` (its
  * record.mjs records every other answer, and one sample of that one: id 30), so an unrecorded `/events/<id>`
- * in the probed range is answered with that sample.
+ * in the probed range is answered with that sample. No post was made on the site after its last event, so an
+ * unrecorded `/events/<id>` above the highest event id the answers show (Pro's provisional occurrence ids,
+ * from 10,000,000, aside) is an id no post has: answered as the site answered one (its 404 for 999999).
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
@@ -91,6 +93,21 @@ export function requestKey(method: string, auth: string, pathAndQuery: string): 
   return `${method} ${auth} ${d(path).replace(/\/+$/, '')}?${pairs.join('&')}`;
 }
 
+/** Where Pro's provisional occurrence ids start (FEATURES.md §6.1): not post ids. */
+const PROVISIONAL_IDS = 10_000_000;
+
+/** The site's answer for an event id no post has (recorded for 999999). */
+function noSuchEvent(path: string, auth: string, id: number): SiteEntry {
+  return {
+    method: 'GET',
+    path,
+    auth,
+    status: 404,
+    headers: { 'content-type': 'application/json; charset=UTF-8' },
+    body: JSON.stringify({ code: 'rest-event-not-found', message: `Event with ID ${id} does not exist.`, data: { status: 404 } }),
+  };
+}
+
 export interface Fault {
   readonly status: number;
   readonly headers?: Record<string, string>;
@@ -129,9 +146,13 @@ export class TecSite {
   static async start(entries: readonly SiteEntry[], options: { probeRange?: [number, number]; delayMs?: number } = {}): Promise<TecSite> {
     const map = new Map(entries.map((e) => [requestKey(e.method, e.auth, e.path), e]));
     const sample = entries.find((e) => e.path === '/wp-json/tribe/events/v1/events/30' && e.auth === 'anonymous');
+    const lastId = Math.max(
+      0,
+      ...entries.flatMap((e) => [...e.body.matchAll(/"id":(\d+),"global_id"/g)].map((m) => Number(m[1])).filter((id) => id < PROVISIONAL_IDS)),
+    );
     let site: TecSite | undefined;
     const server = createServer((req, res) => {
-      void site?.answer(req, options, sample).then(({ status, headers, body }) => {
+      void site?.answer(req, options, sample, lastId).then(({ status, headers, body }) => {
         res.writeHead(status, headers);
         res.end(body);
       });
@@ -153,6 +174,7 @@ export class TecSite {
     req: IncomingMessage,
     options: { probeRange?: [number, number]; delayMs?: number },
     sample: SiteEntry | undefined,
+    lastId: number,
   ): Promise<{ status: number; headers: Record<string, string>; body: string | Buffer }> {
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
@@ -192,6 +214,7 @@ export class TecSite {
       const probe = /^\/wp-json\/tribe\/events\/v1\/events\/(\d+)$/.exec(path);
       const [lo, hi] = options.probeRange ?? [28, 189];
       if (!entry && probe && sample && Number(probe[1]) >= lo && Number(probe[1]) <= hi) entry = sample;
+      if (!entry && probe && Number(probe[1]) > lastId) entry = noSuchEvent(path, auth, Number(probe[1]));
       entry ??= this.extra?.({ path, auth, headers: req.headers });
       if (entry && this.transform) entry = this.transform(entry);
       if (!entry) {

@@ -2,7 +2,8 @@
  * The events of a site (FEATURES.md §6.3; the windows and traps are in tec.walk.ts): the span probe, yearly
  * windows walked N at a time with a checkpoint per page, the sweep for events that cross a year edge, the
  * password-protected ones (read with the post password when the operator gave it, else drafts flagged
- * incomplete), and the probes of ids between the listed ones, which find events hidden from listings.
+ * incomplete), and the probes of ids between the listed ones and just above them, which find events hidden
+ * from listings.
  */
 import type { Storage } from '../../../storage/storage.js';
 import type { BatchItem } from './tec.batch.js';
@@ -157,8 +158,36 @@ function gaps(known: Set<number>, listed: readonly number[]): number[] {
   const sorted = [...new Set(listed)].sort((a, b) => a - b);
   const out: number[] = [];
   for (let i = 1; i < sorted.length; i++) {
-    if (sorted[i] - sorted[i - 1] > 1000) continue;
+    if (sorted[i] - sorted[i - 1] > RUN_GAP) continue;
     for (let id = sorted[i - 1] + 1; id < sorted[i]; id++) if (!known.has(id)) out.push(id);
+  }
+  return out;
+}
+
+/** Ids more than this apart are in different runs (Pro's provisional occurrence ids start at 10,000,000). */
+const RUN_GAP = 1000;
+
+/**
+ * How many ids above the top of a run are read. An event hidden from listings that was made after the last
+ * listed one has an id above them all, which no gap holds; WordPress gives its next posts (events, revisions,
+ * attachments) the next ids, so the few just above are where such events are. 50 requests a run of ids (one on
+ * most sites, two on a Pro site), counted with the other probes against `--max-probes`; more only when the run
+ * saw a venue, organizer or image with a higher id (then the ids up to it too, at most RUN_GAP more).
+ */
+export const PROBES_ABOVE = 50;
+
+/**
+ * Ids just above each run of listed ids: up to PROBES_ABOVE above its top, or above the highest other post the
+ * run saw near it (a venue, an organizer, an image made after the last listed event), whichever is higher.
+ */
+function above(known: Set<number>, listed: readonly number[]): number[] {
+  const sorted = [...new Set(listed)].sort((a, b) => a - b);
+  const others = [...known].filter(Number.isInteger);
+  const out: number[] = [];
+  for (const [i, top] of sorted.entries()) {
+    if (i < sorted.length - 1 && sorted[i + 1] - top <= RUN_GAP) continue;
+    const last = Math.max(top, ...others.filter((id) => id > top && id - top <= RUN_GAP));
+    for (let id = top + 1; id <= last + PROBES_ABOVE; id++) if (!known.has(id)) out.push(id);
   }
   return out;
 }
@@ -177,11 +206,12 @@ export async function probeStage(run: TecRun): Promise<void> {
     .map((r) => Number(r.remoteId))
     .filter(Number.isInteger);
   const known = new Set([...listed, ...seen('venue'), ...seen('organizer'), ...cp.attachments.map(Number), ...seen('image')]);
-  let candidates = gaps(known, listed).filter((id) => id > (cp.probedUpTo ?? 0));
+  // (in order: a resumed run goes on after the last id read)
+  let candidates = [...new Set([...gaps(known, listed), ...above(known, listed)])].sort((a, b) => a - b).filter((id) => id > (cp.probedUpTo ?? 0));
   const left = Math.max(0, run.options.maxProbes - report.probes.probed);
   if (candidates.length > left) {
     report.probes.limit_reached = true;
-    warn(report, 'event', '-', `${candidates.length} ids lie between the listed events; ${left} were read (the probe limit)`);
+    warn(report, 'event', '-', `${candidates.length} ids lie between and just above the listed events; ${left} were read (the probe limit)`);
     candidates = candidates.slice(0, left);
   }
   const unreadable: number[] = [];
