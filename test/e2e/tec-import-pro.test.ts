@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PROBES_ABOVE } from '../../src/domain/imports/tec/tec.events.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { recordedSite, runImport, zero } from '../helpers/tec-import.js';
+import { recordedSite, rowCounts, runImport, zero } from '../helpers/tec-import.js';
 import { rewriteHost, TecSite, writtenEntries } from '../helpers/tec-site.js';
 
 const occurrences = () =>
@@ -115,6 +115,65 @@ describe('a Pro site with group_series', () => {
   it('a second run changes nothing', async () => {
     const again = await runImport(t, { url: site.url, group_series: true });
     assert.deepEqual(again.report.resources.events, { ...zero, unchanged: 12 });
+  });
+});
+
+describe('a Pro site imported one event per occurrence, then with group_series', () => {
+  let t: TestApp;
+  let site: TecSite;
+  let singles: any[];
+  before(async () => {
+    site = await TecSite.start(writtenEntries('pro-occurrences'));
+    t = await createTestApp({ SITE_TIMEZONE: 'Europe/Berlin', IMPORT_ALLOW_PRIVATE: 'on' });
+    const first = await runImport(t, { url: site.url });
+    assert.equal(first.state, 'done', first.failure);
+    const list = await t.get('/events', { query: { start_date: '2026-10-01', end_date: '2026-12-31', search: 'Weekly Yoga', per_page: 50 } });
+    singles = list.body.events;
+    assert.equal(singles.length, 10);
+  });
+  after(async () => {
+    await t.close();
+    await site.close();
+  });
+
+  it('groups the occurrences imported as single events: the first one becomes the series, each remote occurrence maps to its occurrence', async () => {
+    const before = await rowCounts(t);
+    const dry = await runImport(t, { url: site.url, group_series: true, dry_run: true });
+    assert.deepEqual(await rowCounts(t), before, 'a dry run writes nothing');
+    const job = await runImport(t, { url: site.url, group_series: true });
+    assert.equal(job.state, 'done', job.failure);
+    assert.equal(job.report.complete, true, JSON.stringify(job.report.warnings));
+    assert.deepEqual(job.report.resources.events, { ...zero, updated: 10, unchanged: 2 });
+    assert.deepEqual(dry.report.resources, job.report.resources, 'and plans what the real run does');
+    const series = await t.get('/events/by-slug/weekly-yoga', { as: 'administrator' });
+    assert.equal(series.status, 200, series.text);
+    assert.equal(series.body.id, singles[0].id, "the first occurrence's event, with its id");
+    assert.equal(series.body.recurrence.flatMap((l: string) => l.replace(/^RDATE[^:]*:/, '').split(',')).length, 10);
+    const occ = await t.get(`/events/${series.body.id}/occurrences`, {
+      as: 'administrator',
+      query: { start_date: '2026-01-01', end_date: '2026-12-31', per_page: 50 },
+    });
+    assert.equal(occ.body.events.length, 10);
+    for (const [i, o] of occurrences().entries()) {
+      assert.equal(occ.body.events[i].global_id, rewriteHost(o.global_id, site.url), 'the remote occurrence maps to this one');
+      assert.equal(occ.body.events[i].utc_start_date, o.utc_start_date);
+    }
+    // the other single events went to the trash, and the report says so
+    for (const single of singles.slice(1)) {
+      assert.equal((await t.get(`/events/${single.id}`, { as: 'administrator' })).body.code, 'event-no-longer-available');
+    }
+    assert.ok(job.report.warnings.some((w: any) => /went to the trash/.test(w.reason)));
+    const list = await t.get('/events', { query: { start_date: '2026-10-01', end_date: '2026-12-31', search: 'Weekly Yoga', per_page: 50 } });
+    assert.equal(list.body.events.length, 10, 'ten occurrences listed, no single left');
+    assert.ok(list.body.events.every((e: any) => e.series_id === series.body.id));
+    // the dated URL of an occurrence is served by the series' occurrence page
+    assert.equal((await t.app.inject({ method: 'GET', url: '/event/weekly-yoga/2026-10-20/' })).statusCode, 200);
+  });
+
+  it('a second grouped run changes nothing', async () => {
+    const again = await runImport(t, { url: site.url, group_series: true });
+    assert.deepEqual(again.report.resources.events, { ...zero, unchanged: 12 });
+    assert.equal(again.report.complete, true);
   });
 });
 

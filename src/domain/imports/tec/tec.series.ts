@@ -7,7 +7,7 @@
  */
 import type { Storage } from '../../../storage/storage.js';
 import { parseWall, wallToMs } from '../../../time/zones.js';
-import type { EventInput } from '../../events/event.js';
+import type { EventInput, EventRecord } from '../../events/event.js';
 import type { TecRun } from './tec.importer.js';
 import { customFields, decodeSlug, eventDates, eventFields, hashOf, type Json, lineageOf, list, obj, oldPath, str, tecUid } from './tec.mapper.js';
 import { warn } from './tec.report.js';
@@ -91,7 +91,13 @@ async function writeSeries(run: TecRun, tx: Storage, members: readonly Json[]): 
     return;
   }
   const mapped = writer.cache.get('series', rid);
-  const local = mapped && mapped.localId > 0 ? await tx.events.find(mapped.localId) : undefined;
+  let local = mapped && mapped.localId > 0 ? await tx.events.find(mapped.localId) : undefined;
+  // occurrences an earlier run imported one by one (without grouping): the first one's event becomes the series
+  // (it has the series' UID and slug already), the others' go to the trash as their remote ids move to the
+  // series' occurrences
+  const singles = await importedSingles(run, tx, members);
+  const adopted = local ? undefined : singles.get(str(first, 'id'));
+  local ??= adopted;
   const events = run.servicesIn(tx).events;
   let seriesId: number;
   if (writer.settings.dryRun) seriesId = local?.id ?? writer.cache.nextFakeId();
@@ -111,6 +117,7 @@ async function writeSeries(run: TecRun, tx: Storage, members: readonly Json[]): 
     const records = await tx.events.findMany(rows.filter((r) => r.state === 'active').map((r) => r.id));
     for (const r of records) byStart.set(r.startDate, r.id);
   }
+  const trashed: number[] = [];
   for (const [i, m] of members.entries()) {
     const mid = str(m, 'id');
     const before = writer.cache.get('event', mid);
@@ -119,6 +126,11 @@ async function writeSeries(run: TecRun, tx: Storage, members: readonly Json[]): 
       warn(run.report, 'event', mid, `no occurrence of the series starts at ${starts[i]}: not mapped`);
       writer.outcome('event', 'failed');
       continue;
+    }
+    const single = singles.get(mid);
+    if (single && single.id !== seriesId) {
+      if (!writer.settings.dryRun) await events.remove(run.actor, single.id);
+      trashed.push(single.id);
     }
     await writer.remember(
       tx,
@@ -132,6 +144,25 @@ async function writeSeries(run: TecRun, tx: Storage, members: readonly Json[]): 
       },
       lineageOf(m),
     );
-    writer.outcome('event', before && before.localId === occurrence ? 'updated' : 'created');
+    writer.outcome('event', before && (before.localId === occurrence || single) ? 'updated' : 'created');
   }
+  if (trashed.length > 0) {
+    warn(
+      run.report,
+      'event',
+      members.map((m) => str(m, 'id')).join(', '),
+      `grouped into the series ${seriesId}${adopted ? ' (the event an earlier run made of the first occurrence)' : ''}: the events ${trashed.join(', ')} an earlier run made of the others went to the trash, their remote ids now map to the series' occurrences`,
+    );
+  }
+}
+
+/** The members mapped to a single event here (an earlier run without grouping), by remote id. */
+async function importedSingles(run: TecRun, tx: Storage, members: readonly Json[]): Promise<Map<string, EventRecord>> {
+  const out = new Map<string, EventRecord>();
+  for (const m of members) {
+    const row = run.writer.cache.get('event', str(m, 'id'));
+    const record = row && row.localId > 0 ? await tx.events.find(row.localId) : undefined;
+    if (record && record.kind === 'single' && record.status !== 'trash') out.set(str(m, 'id'), record);
+  }
+  return out;
 }
