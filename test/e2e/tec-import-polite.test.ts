@@ -199,6 +199,18 @@ describe('site import: sites that cannot be imported', () => {
     assert.match(await failure(`http://127.0.0.1:${port}`), /is not reachable/);
   });
 
+  it('says the credentials were refused when the application password is wrong (not that the API is blocked)', async () => {
+    const recorded = await TecSite.start(recordedSite());
+    try {
+      const job = await runImport(t, { url: recorded.url, app_password: 'tecadmin:not the password' });
+      assert.equal(job.state, 'failed');
+      assert.match(job.failure, /refuses the credentials given \(HTTP 401 incorrect_password\)/);
+      assert.doesNotMatch(job.failure, /blocks its REST API/);
+    } finally {
+      await recorded.close();
+    }
+  });
+
   it('refuses private and loopback sites without IMPORT_ALLOW_PRIVATE, and what is not http(s)', async () => {
     const guarded = await createTestApp();
     try {

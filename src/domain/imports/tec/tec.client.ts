@@ -90,6 +90,11 @@ export class TecClient {
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
+  /** Whether it sends an application password (to requests that ask for it). */
+  get authenticated(): boolean {
+    return this.options.appPassword !== undefined;
+  }
+
   close(): void {
     this.agents.http.destroy();
     this.agents.https.destroy();

@@ -83,7 +83,18 @@ async function get(client: TecClient, url: string, authenticated = true) {
   }
 }
 
-function refusal(what: string, url: string, res: { status: number; json: unknown; text: string; headers: Record<string, unknown> }): DiscoveryError {
+function refusal(
+  what: string,
+  url: string,
+  res: { status: number; json: unknown; text: string; headers: Record<string, unknown> },
+  credentials = false,
+): DiscoveryError {
+  // (WordPress answers a wrong, revoked or unknown application password 401: incorrect_password, invalid_username…)
+  if (res.status === 401 && credentials) {
+    return new DiscoveryError(
+      `${url} refuses the credentials given (HTTP 401${wpErrorCode(res.json) ? ` ${wpErrorCode(res.json)}` : ''}): check the application password (LOGIN:PASSWORD of a user there, not revoked)`,
+    );
+  }
   if (res.status === 401 || res.status === 403) {
     return new DiscoveryError(
       `${url} refuses the ${what} (HTTP ${res.status}${wpErrorCode(res.json) ? ` ${wpErrorCode(res.json)}` : ''}): the site blocks its REST API to this client`,
@@ -155,6 +166,6 @@ export async function discover(client: TecClient, input: string, fallbackZone: s
   };
   // the namespace itself: a 401/403/404 here is a site that blocks (or disabled) the events API
   const ns = await get(client, apiUrl(site, '/'));
-  if (ns.status !== 200 || ns.json === undefined) throw refusal('events API', apiUrl(site, '/'), ns);
+  if (ns.status !== 200 || ns.json === undefined) throw refusal('events API', apiUrl(site, '/'), ns, client.authenticated);
   return site;
 }
