@@ -10,6 +10,7 @@ import { writeFileSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import type { Config } from '../config/config.js';
 import { ApiError } from '../domain/errors.js';
+import { isDay } from '../domain/imports/tec/tec.importer.js';
 import { nginxMap } from '../domain/imports/tec/tec.redirects.js';
 import { OUTCOMES, RESOURCES, type TecReport } from '../domain/imports/tec/tec.report.js';
 import { createServices, type Services } from '../domain/services.js';
@@ -69,7 +70,7 @@ export async function importTecCommand(config: Config, argv: string[]): Promise<
   const url = positionals[0];
   if (values.images !== undefined && !['link', 'download', 'skip'].includes(values.images))
     throw new UsageError('--images is link, download or skip');
-  if (values.since !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(values.since)) throw new UsageError('--since is a day, YYYY-MM-DD');
+  if (values.since !== undefined && !isDay(values.since)) throw new UsageError(`--since is a day, YYYY-MM-DD (${values.since} is not one)`);
   if (values['app-password'] !== undefined && !values['app-password'].includes(':')) throw new UsageError('--app-password is LOGIN:PASSWORD');
   const concurrency = int(values.concurrency, 'concurrency', 1, 8, 2);
   const maxProbes = int(values['max-probes'], 'max-probes', 0, 100000, 5000);

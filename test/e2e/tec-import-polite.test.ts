@@ -5,10 +5,14 @@
  * HTML answer, a site without the API) are written here, on top of the recorded site.
  */
 import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { runCli } from '../helpers/cli.js';
 import { localEvents, recordedSite, runImport, zero } from '../helpers/tec-import.js';
 import { TecSite } from '../helpers/tec-site.js';
 
@@ -208,6 +212,24 @@ describe('site import: sites that cannot be imported', () => {
       assert.doesNotMatch(job.failure, /blocks its REST API/);
     } finally {
       await recorded.close();
+    }
+  });
+
+  it('refuses a since that is not a day that exists: the API with a 400 naming it, the command line with its usage', async () => {
+    for (const since of ['2020-02-31', '2021-13-01', '2021-04-31', '2020-2-1', 'tomorrow']) {
+      const res = await t.post('/imports', { as: 'administrator', json: { source: 'tec', url: site.url, since } });
+      assert.equal(res.status, 400, since);
+      assert.equal(res.body.code, 'rest_invalid_param');
+      assert.deepEqual(Object.keys(res.body.data.params), ['since']);
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'tec-since-'));
+    try {
+      const cli = await runCli(['import', 'tec', site.url, '--since', '2020-02-31'], { DATABASE_URL: `sqlite:${join(dir, 'calendar.db')}` });
+      assert.equal(cli.code, 2, cli.stderr);
+      assert.match(cli.stderr, /^calendar: --since is a day, YYYY-MM-DD \(2020-02-31 is not one\)$/m);
+      assert.equal(existsSync(join(dir, 'calendar.db')), false, 'refused before anything is opened');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

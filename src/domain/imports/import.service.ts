@@ -18,7 +18,7 @@ import { parseInWorker } from './ics.sandbox.js';
 import { IcsFormatError, looksLikeICalendar } from './ics.structure.js';
 import { TecAbort } from './tec/tec.client.js';
 import { DiscoveryError } from './tec/tec.discovery.js';
-import type { TecSettings } from './tec/tec.importer.js';
+import { isDay, type TecSettings } from './tec/tec.importer.js';
 import { ImportRunningError, LostTecLease, runningJob, runTecJob, type TecProgress, totals } from './tec/tec.job.js';
 import { addressOf, type Permalinks, type Redirect, redirectsOf } from './tec/tec.redirects.js';
 import type { TecServices } from './tec/tec.writer.js';
@@ -86,6 +86,9 @@ export class ImportService {
       }
     }
     if (request.source === 'tec') {
+      // (a day that does not exist would make every yearly window of the walk start on a day that is not one)
+      const since = request.tec?.since;
+      if (typeof since === 'string' && !isDay(since)) throw errors.invalidParam('since');
       const running = await runningJob(this.storage, request.url ?? '', 2 ** 31 - 1, stamp(this.clock()));
       if (running !== undefined) throw errors.importRunning(running);
     }

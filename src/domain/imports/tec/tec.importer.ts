@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Storage } from '../../../storage/storage.js';
+import { parseIsoBound } from '../../../time/iso-bound.js';
 import type { Actor } from '../../actor.js';
 import { BatchWriter } from './tec.batch.js';
 import { TecClient } from './tec.client.js';
@@ -32,6 +33,11 @@ export interface TecOptions {
   readonly authorId: number;
   /** How many ids between the listed ones may be read one by one (events hidden from listings). */
   readonly maxProbes: number;
+}
+
+/** Whether `since` is a day that exists, YYYY-MM-DD (2020-02-31 does not), by the rule of every date bound here. */
+export function isDay(value: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(value) && parseIsoBound(value) !== undefined;
 }
 
 export interface TecSettings {
