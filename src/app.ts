@@ -52,6 +52,8 @@ declare module 'fastify' {
   }
 }
 
+/** UTF-8 that refuses what is not (see the JSON body parser). */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 export interface BuildOptions {
   /** Pino options, or false for no logging (tests). Defaults to the configured level. */
   logger?: FastifyServerOptions['logger'];
@@ -136,10 +138,18 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
   // Bodies: JSON and form-encoded, like the original; anything else is a 415.
   app.removeAllContentTypeParsers();
   // (the media type may carry parameters: `application/json; charset=utf-8`)
-  app.addContentTypeParser(/^application\/([\w.-]+\+)?json\s*(;.*)?$/i, { parseAs: 'string' }, (req, body, done) => {
-    const text = String(body);
+  app.addContentTypeParser(/^application\/([\w.-]+\+)?json\s*(;.*)?$/i, { parseAs: 'buffer' }, (req, body, done) => {
     // no route: answered 404 whatever the body (the route is matched first)
-    if (text.trim() === '' || req.is404) return done(null, {});
+    if (req.is404) return done(null, {});
+    // UTF-8 or nothing, whatever charset the header names, as PHP's json_decode reads it (a byte that is not
+    // UTF-8 is its "Malformed UTF-8 characters"), where a lenient decoding would store U+FFFD in its place
+    let text: string;
+    try {
+      text = STRICT_UTF8.decode(body as Buffer);
+    } catch {
+      return done(errors.invalidJson('Malformed UTF-8 characters, possibly incorrectly encoded'), undefined);
+    }
+    if (text.trim() === '') return done(null, {});
     try {
       const parsed = safeJson(text);
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {

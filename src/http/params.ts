@@ -209,8 +209,9 @@ export async function resolveArgs<A extends Args>(
       args[name] = out[as] = null;
       continue;
     }
-    if (hasNul(value)) {
-      failures[name] = { message: `${name} contains a NUL character.` };
+    const unfit = unfitText(value);
+    if (unfit !== undefined) {
+      failures[name] = { message: `${name} contains ${unfit}.` };
       failed = true;
       continue;
     }
@@ -237,11 +238,20 @@ export async function resolveArgs<A extends Args>(
   return out as Resolved<A>;
 }
 
-/** Text with U+0000 is never valid input (and PostgreSQL cannot store it). */
-function hasNul(value: unknown, depth = 0): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (depth > 32 || value === null || typeof value !== 'object') return false;
-  return Object.entries(value as object).some(([k, v]) => k.includes('\u0000') || hasNul(v, depth + 1));
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** What text in a value (its keys too) can never be: U+0000 (PostgreSQL cannot store it), or a lone surrogate
+ * (`\ud800` in JSON: no character, which neither database stores as sent, and a URL cannot encode). */
+function unfitText(value: unknown, depth = 0): string | undefined {
+  const ofString = (s: string) =>
+    s.includes('\u0000') ? 'a NUL character' : LONE_SURROGATE.test(s) ? 'an unpaired surrogate (not a character)' : undefined;
+  if (typeof value === 'string') return ofString(value);
+  if (depth > 32 || value === null || typeof value !== 'object') return undefined;
+  for (const [k, v] of Object.entries(value as object)) {
+    const unfit = ofString(k) ?? unfitText(v, depth + 1);
+    if (unfit !== undefined) return unfit;
+  }
+  return undefined;
 }
 
 /**

@@ -136,6 +136,9 @@ describe('parseDateInput', () => {
       '25:00',
       '2018-01-01 10:61',
       '+5 parsecs',
+      // a timestamp before year 0
+      '@-99999999999',
+      '-99999999999',
       'next',
       'x'.repeat(200),
     ]) {

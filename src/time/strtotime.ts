@@ -279,7 +279,10 @@ export function parseDateInput(input: string, ctx: ParseContext): ParsedDate | u
     const seconds = Number(ts[1]);
     if (!Number.isSafeInteger(seconds) || Math.abs(seconds) > 253402300799) return undefined;
     const ms = seconds * 1000;
-    return { wall: msToWall(ms), instantMs: ms, timestamp: true };
+    const wall = msToWall(ms);
+    // (years 0–9999, as for every other form: the stored dates are `YYYY-MM-DD HH:MM:SS`)
+    if (wall.year < 0 || wall.year > 9999) return undefined;
+    return { wall, instantMs: ms, timestamp: true };
   }
 
   const s: State = {

@@ -38,6 +38,9 @@ export async function eventPage(pages: Pages, request: FastifyRequest, reply: Fa
   if (day !== undefined) {
     // one occurrence of a series: the one that starts that day (in the series' zone)
     if (view.record.kind !== 'series' || !validDay(day)) return pages.notFound(request, reply, 'This event');
+    // the original's `?ical=1` here: the series' file (as on the series' own page)
+    const q = request.query as Record<string, unknown>;
+    if (q.ical === '1' || q['outlook-ical'] === '1') return reply.redirect(ctx.urls.rest(`/events/by-slug/${encodeURIComponent(slug)}.ics`), 302);
     const list = await events.occurrences(ctx.actor, view.record.id, {
       page: 1,
       perPage: 1,

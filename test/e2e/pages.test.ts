@@ -452,8 +452,10 @@ describe('calendar pages: list, event, venue and organizer pages', () => {
     assert.match(one.body, new RegExp(`SUMMARY:${upcoming[0].title}`));
     // one occurrence's page: its series' file
     const occurrence = await t.app.inject({ method: 'GET', url: `/event/${series.slug}/2030-06-10/?ical=1` });
-    assert.equal(occurrence.statusCode, 200);
-    assert.equal(occurrence.body, (await t.app.inject({ method: 'GET', url: `/event/${series.slug}/?ical=1` })).body);
+    assert.equal(occurrence.statusCode, 302);
+    assert.equal(occurrence.headers.location, `${PUBLIC_URL}/calendar/events/v1/events/by-slug/${series.slug}.ics`);
+    const file = await t.app.inject({ method: 'GET', url: new URL(String(occurrence.headers.location)).pathname });
+    assert.equal(file.body, (await t.app.inject({ method: 'GET', url: `/event/${series.slug}/?ical=1` })).body);
     // the filter bar's keyword: the feed's search
     const searched = await t.app.inject({ method: 'GET', url: '/events/month/2031-03/?keyword=Future%2003&ical=1' });
     assert.equal(searched.statusCode, 200);

@@ -64,6 +64,51 @@ describe('request model', () => {
     }
   });
 
+  it('answers a JSON body that is not UTF-8 with rest_invalid_json, whatever charset it names, and stores nothing', async () => {
+    const before = (await t.get('/categories', { query: { hide_empty: 0, per_page: 100 } })).body.categories.length;
+    for (const [type, body] of [
+      ['application/json', Buffer.from([...Buffer.from('{"name":"bad'), 0xff, 0xfe, ...Buffer.from('"}')])],
+      ['application/json; charset=latin1', Buffer.from([...Buffer.from('{"name":"caf'), 0xe9, ...Buffer.from('"}')])],
+    ] as const) {
+      const res = await t.post('/categories', { as: 'administrator', raw: { type, body: body as unknown as string } });
+      assert.equal(res.status, 400, type);
+      assertErrorShape(res.body, 'rest_invalid_json', 400);
+    }
+    assert.equal((await t.get('/categories', { query: { hide_empty: 0, per_page: 100 } })).body.categories.length, before);
+  });
+
+  it('refuses a lone surrogate in any text, nested ones too, naming the parameter, and stores nothing', async () => {
+    const count = async () =>
+      Number((await t.get('/events', { as: 'administrator', query: { start_date: '2031-03-01', end_date: '2031-03-02' } })).body.total ?? 0);
+    const before = await count();
+    for (const [json, param] of [
+      [{ title: 'T\ud800', start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00' }, 'title'],
+      [{ title: 'Fine', slug: 'x\udc00y', start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00' }, 'slug'],
+      [{ title: 'Fine', categories: ['New \ud83d'], start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00' }, 'categories'],
+      [{ title: 'Fine', venue: { venue: 'Hall \ud800' }, start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00' }, 'venue'],
+    ] as const) {
+      const res = await t.post('/events', { as: 'administrator', json });
+      assert.equal(res.status, 400, param);
+      assert.equal(res.body.code, 'rest_invalid_param', param);
+      assert.ok(res.body.data.params[param], `${param}: ${res.text}`);
+    }
+    assert.equal(await count(), before);
+    // a pair is a character: accepted
+    const emoji = await t.post('/events', {
+      as: 'administrator',
+      json: { title: 'Party \ud83c\udf89', start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00' },
+    });
+    assert.equal(emoji.status, 201, emoji.text);
+    assert.equal(emoji.body.title, 'Party 🎉');
+  });
+
+  it('refuses an event date before year 0 (a timestamp far in the past) naming it, on every database', async () => {
+    const res = await t.post('/events', { as: 'administrator', json: { title: 'x', start_date: '@-99999999999', end_date: '2030-01-01' } });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.code, 'rest_invalid_param');
+    assert.ok(res.body.data.params.start_date);
+  });
+
   it('treats an empty JSON body as no parameters', async () => {
     const res = await t.post('/categories', { as: 'administrator', raw: { type: 'application/json', body: '' } });
     assert.equal(res.status, 400);

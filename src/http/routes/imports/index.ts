@@ -6,6 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import { errors } from '../../../domain/errors.js';
 import { canImport, IMPORT_STATUSES, UPDATE_AUTHORITIES } from '../../../domain/imports/import.service.js';
+import { isDay } from '../../../domain/imports/tec/tec.importer.js';
 import { serializeImport } from '../../../serializers/import.serializer.js';
 import { pageArg, perPageArg, totalPages } from '../../collection.js';
 import { type ArgContext, arg, invalid } from '../../params.js';
@@ -14,12 +15,11 @@ import { ImportJobSchema, ImportListSchema } from './imports.schemas.js';
 
 export const IMPORTS_PATH = '/imports';
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-
 /** The options of a site import (`source=tec`, FEATURES.md §6.3); ignored for `ics`. */
 const tecArgs = {
   since: arg(Type.String({ description: '`tec`: events from this day on (YYYY-MM-DD).' }), {
-    check: (v: string) => (DAY.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) ? undefined : invalid()),
+    // (a day that exists: 2020-02-31 does not, where Date.parse rolls it over)
+    check: (v: string) => (isDay(v) ? undefined : invalid()),
   }),
   prune: arg(Type.Boolean({ description: '`tec`: after a complete pass, trash what has gone from the site.' }), { default: false }),
   group_series: arg(
@@ -48,10 +48,17 @@ const tecArgs = {
   author: arg(Type.Integer({ minimum: 1, description: '`tec`: the local user who becomes the author of what is imported (default: who asks).' }), {
     check: async (v: number, ctx: ArgContext) => ((await ctx.services.users.exists(v)) ? undefined : invalid()),
   }),
-  max_probes: arg(Type.Integer({ minimum: 0, maximum: 100000, description: '`tec`: how many unlisted ids between listed events may be read.' }), {
-    default: 5000,
-    as: 'maxProbes',
-  }),
+  max_probes: arg(
+    Type.Integer({
+      minimum: 0,
+      maximum: 100000,
+      description: '`tec`: how many unlisted ids may be read (between listed events, and just above the highest).',
+    }),
+    {
+      default: 5000,
+      as: 'maxProbes',
+    },
+  ),
 };
 
 export function importRoutes(): RouteSpec[] {

@@ -81,10 +81,9 @@ export function icalAliasUrl(url: string, today: () => { year: number; month: nu
     if (window === null) return url;
     return feed('/events.ics', { ...(category ? { categories: category } : {}), ...(tag ? { tags: tag } : {}), ...(window ?? {}) });
   }
-  // an event's page, or one occurrence's (`/event/<slug>/<YYYY-MM-DD>/`): the event's file, a series' whole
-  if (segments[0] === 'event' && (segments.length === 2 || (segments.length === 3 && DAY.test(segments[2])))) {
-    return feed(`/events/by-slug/${segments[1]}.ics`);
-  }
+  // (one occurrence's page, `/event/<slug>/<YYYY-MM-DD>/`, is answered by the page route: such a path may be an
+  // imported Pro occurrence's, which redirects.routes.ts sends to the event it became, query and all)
+  if (segments[0] === 'event' && segments.length === 2) return feed(`/events/by-slug/${segments[1]}.ics`);
   if (segments[0] !== 'events') return url;
   let rest = segments.slice(1);
   const filter: Record<string, string> = {};
