@@ -204,3 +204,68 @@ describe('concurrent writes', () => {
     assert.equal(credentialReads(), 1, 'checked again after a user was added');
   });
 });
+
+describe('a delete racing other writes of the same record (PostgreSQL reads before either writes)', () => {
+  let t: TestApp;
+  before(async () => (t = await createTestApp()));
+  after(() => t.close());
+
+  const trashLogged = async (type: string, id: number) =>
+    (
+      await t.storage.db
+        .selectFrom('changes')
+        .select('seq')
+        .where('resource_type', '=', type)
+        .where('resource_id', '=', id)
+        .where('op', '=', 'trash')
+        .execute()
+    ).length;
+
+  it('five deletes of one event at once: one trashes it (logged once), the others find it in the trash', async () => {
+    for (let round = 0; round < 5; round++) {
+      const e = await t.post('/events', {
+        as: 'administrator',
+        json: { title: `Doomed ${round}`, start_date: '2031-05-01 10:00', end_date: '2031-05-01 11:00' },
+      });
+      const answers = await Promise.all(Array.from({ length: 5 }, () => t.del(`/events/${e.body.id}`, { as: 'administrator' })));
+      assert.deepEqual(answers.map((r) => r.status).sort(), [200, 410, 410, 410, 410], answers.map((r) => r.text.slice(0, 120)).join('\n'));
+      assert.ok(answers.filter((r) => r.status === 410).every((r) => r.body.code === 'event-is-in-trash'));
+      assert.equal(await trashLogged('event', e.body.id), 1);
+    }
+  });
+
+  it('updates of a category deleted at the same time: never a 5xx, gone afterwards', async () => {
+    for (let round = 0; round < 5; round++) {
+      const c = await makeCategory(t, { name: `Racing ${round}` });
+      const answers = await Promise.all([
+        t.del(`/categories/${c.id}`, { as: 'administrator', query: { force: 'true' } }),
+        ...Array.from({ length: 4 }, () => t.patch(`/categories/${c.id}`, { as: 'administrator', json: { description: 'd' } })),
+      ]);
+      for (const r of answers) assert.ok(r.status < 500, `${r.status} ${r.text}`);
+      assert.equal(answers[0].status, 200);
+      for (const r of answers.slice(1)) assert.ok(r.status === 200 || (r.status === 400 && r.body.code === 'rest_invalid_param'), r.text);
+      assert.equal((await t.get(`/categories/${c.id}`)).status, 400);
+    }
+  });
+
+  it('events written with a category deleted at the same time: never a 5xx; each stands without it or with it', async () => {
+    for (let round = 0; round < 5; round++) {
+      const c = await makeCategory(t, { name: `Vanishing ${round}` });
+      const answers = await Promise.all([
+        t.del(`/categories/${c.id}`, { as: 'administrator', query: { force: 'true' } }),
+        ...Array.from({ length: 6 }, (_, i) =>
+          t.post('/events', {
+            as: 'administrator',
+            json: { title: `With ${round}.${i}`, categories: [c.id], start_date: '2031-05-02 10:00', end_date: '2031-05-02 11:00' },
+          }),
+        ),
+      ]);
+      for (const r of answers) assert.ok(r.status < 500, `${r.status} ${r.text}`);
+      for (const r of answers.slice(1)) {
+        assert.equal(r.status, 201, r.text);
+        // whatever it answered is what it stored: the category is gone, so no event keeps it
+        assert.deepEqual((await t.get(`/events/${r.body.id}`, { as: 'administrator' })).body.categories, []);
+      }
+    }
+  });
+});

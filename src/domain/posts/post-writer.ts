@@ -5,6 +5,7 @@
  * own fields, through callbacks that run inside the same transaction.
  */
 
+import { StorageError } from '../../storage/dialects/dialect.js';
 import type { Storage } from '../../storage/storage.js';
 import { parseWall, wallToMs } from '../../time/zones.js';
 import { type Actor, isAuthenticated } from '../actor.js';
@@ -240,29 +241,39 @@ export class PostWriter<R extends PostRecord, D> {
     await this.authorize(actor, 'delete', id);
     const now = postStamp(this.clock(), this.siteZone);
     const guard = ifVersion === undefined ? undefined : { id, version: ifVersion };
-    await this.storage.transaction(async (tx) => {
-      const store = this.kind.store(tx);
-      const current = await store.find(id);
-      if (!current) throw this.kind.notFound(id);
-      assertVersion(guard, current.version);
-      if (current.status === 'trash') throw this.kind.inTrash(id);
-      await also(tx, current);
-      const written = await store.update(
-        id,
-        {
-          status: 'trash',
-          statusBeforeTrash: current.status,
-          slug: current.slug === '' ? '' : `${current.slug}${TRASHED_SUFFIX}`,
-          modified: now.local,
-          modifiedUtc: now.utc,
-        },
-        {},
-        ifVersion,
-      );
-      if (!written) throw errors.preconditionFailed();
-      await tx.changes.note(this.kind.type, id, 'trash', { status: 'trash', priorStatus: current.status });
-      await after?.(tx, current);
-    });
+    await retryOnConflict(() =>
+      this.storage.transaction(async (tx) => {
+        const store = this.kind.store(tx);
+        const current = await store.find(id);
+        if (!current) throw this.kind.notFound(id);
+        assertVersion(guard, current.version);
+        if (current.status === 'trash') throw this.kind.inTrash(id);
+        await also(tx, current);
+        // (on the version read: two deletes at once on PostgreSQL both read the post before either wrote it, and
+        // both trashed it, each logging a trash; the second's update now finds the version moved, as SQLite's one
+        // writer at a time would have had it find the post in the trash)
+        const written = await store.update(
+          id,
+          {
+            status: 'trash',
+            statusBeforeTrash: current.status,
+            slug: current.slug === '' ? '' : `${current.slug}${TRASHED_SUFFIX}`,
+            modified: now.local,
+            modifiedUtc: now.utc,
+          },
+          {},
+          ifVersion ?? current.version,
+        );
+        if (!written) {
+          if (ifVersion !== undefined) throw errors.preconditionFailed();
+          // another write came first: in the trash now, 410; another change, tried again (retryOnConflict)
+          if ((await store.find(id))?.status === 'trash') throw this.kind.inTrash(id);
+          throw new StorageError('busy', 'the post changed while it was being trashed');
+        }
+        await tx.changes.note(this.kind.type, id, 'trash', { status: 'trash', priorStatus: current.status });
+        await after?.(tx, current);
+      }),
+    );
   }
 
   /**

@@ -20,7 +20,9 @@ export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 8): Pr
     try {
       return await fn();
     } catch (error) {
-      const again = error instanceof StorageError && (error.kind === 'unique' || error.kind === 'busy');
+      // (a row a write links to deleted meanwhile — a category, on PostgreSQL — is a conflict too: tried again,
+      // the write resolves its links anew and finds it gone, as it would have had it come second)
+      const again = error instanceof StorageError && (error.kind === 'unique' || error.kind === 'busy' || error.kind === 'foreign_key');
       if (!again || attempt >= attempts) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
     }

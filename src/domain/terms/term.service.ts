@@ -184,6 +184,8 @@ export class TermService {
         const below = moved ? await this.descendants(tx, id) : [];
         const written = await tx.terms.update(id, patch, ifVersion);
         if (!written && ifVersion !== undefined) throw errors.preconditionFailed();
+        // (PostgreSQL: deleted by another writer since it was read — gone, as for an update that comes after)
+        if (!written && !(await tx.terms.find(this.info.taxonomy, id))) throw errors.invalidParam('id');
         await tx.changes.note(this.resource, id, 'update', { fields: [...changedFieldNames(term, patch), ...(moved ? ['url'] : [])] });
         await tx.changes.noteEventsEmbedding('term', id, this.eventField);
         await this.rewritten(tx, below, ['url']);

@@ -18,7 +18,7 @@ export function toApiError(error: unknown, storage: Storage, bodyLimit: number, 
   if (translated instanceof StorageError) {
     if (translated.kind === 'busy' || translated.kind === 'unavailable') return errors.unavailable();
     if (translated.kind === 'invalid_data') return errors.badRequest('A value in the request cannot be stored.');
-    if (translated.kind === 'unique') return errors.conflict();
+    if (translated.kind === 'unique' || translated.kind === 'foreign_key') return errors.conflict();
     return undefined;
   }
   const fe = error as Partial<FastifyError>;
