@@ -33,6 +33,7 @@ import { monthCounts } from './0026-month-counts.migration.js';
 import { sqliteDayCountsByEndCovering } from './0027-sqlite-day-counts-by-end-covering.migration.js';
 import { eventTerms } from './0028-event-terms.migration.js';
 import { eventsLinksModified } from './0029-events-links-modified.migration.js';
+import { nameLookupsHashed } from './0030-name-lookups-hashed.migration.js';
 
 export interface Migration {
   readonly name: string;
@@ -69,6 +70,7 @@ export const MIGRATIONS: readonly Migration[] = [
   sqliteDayCountsByEndCovering,
   eventTerms,
   eventsLinksModified,
+  nameLookupsHashed,
 ];
 
 /** Applies the pending migrations; returns the names applied. */
