@@ -20,7 +20,7 @@ import { registerEnvelope } from './http/plugins/envelope.plugin.js';
 import { CALENDAR_TYPE, registerErrorHandling } from './http/plugins/errors.plugin.js';
 import { registerEtags } from './http/plugins/etag.plugin.js';
 import { registerFastRevalidation } from './http/plugins/fast-revalidation.js';
-import { clientErrorHandler, registerRateLimit } from './http/plugins/limits.plugin.js';
+import { clientErrorHandler, registerRateLimit, socketTimeoutHandler } from './http/plugins/limits.plugin.js';
 import { RouteRegistry } from './http/route.js';
 import { termRoutes } from './http/routes/categories-tags/index.js';
 import { docRoutes } from './http/routes/doc/index.js';
@@ -127,6 +127,9 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
       querystringParser: (text: string) => qs.parse(text, QUERY_OPTIONS),
     },
   });
+
+  // a request whose body stalls gets its 408 when its socket times out (limits.plugin.ts)
+  app.server.on('timeout', socketTimeoutHandler);
 
   const urls = new Urls(config.publicUrl);
   const services = createServices(config, storage);

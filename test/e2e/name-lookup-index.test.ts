@@ -41,8 +41,11 @@ describe('the name index (migrations 0020, 0030)', () => {
   it('stores and finds names and e-mails of any length (PostgreSQL refused a B-tree entry over ~2,700 bytes)', async () => {
     // random CJK characters (3 bytes each): a repeated one would compress below the limit
     let seed = 7;
-    const random = (n: number) =>
-      Array.from({ length: n }, () => String.fromCharCode(0x4e00 + ((seed = (seed * 1103515245 + 12345) % 2147483648) % 20000))).join('');
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed;
+    };
+    const random = (n: number) => Array.from({ length: n }, () => String.fromCharCode(0x4e00 + (next() % 20000))).join('');
     const name = random(1000);
     const venue = await t.post('/venues', { as: 'administrator', json: { venue: name } });
     assert.equal(venue.status, 201, venue.text.slice(0, 300));

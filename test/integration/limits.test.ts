@@ -80,6 +80,26 @@ describe('limits and hostile clients', () => {
     assert.ok(Date.now() - started < 7000, 'within a few seconds of REQUEST_TIMEOUT=1');
   });
 
+  it('cuts off a client whose body stalls after its headers (408, JSON), and answers a badly chunked body (400, JSON)', async () => {
+    const started = Date.now();
+    const stalled = await raw(
+      port,
+      [
+        'POST /calendar/events/v1/categories HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"name":',
+        { pause: 8000 },
+      ],
+      8000,
+    );
+    assert.match(stalled, /^HTTP\/1\.1 408/);
+    assert.equal(jsonBody(stalled).code, 'rest_request_timeout');
+    assert.ok(Date.now() - started < 7000, 'within a few seconds of REQUEST_TIMEOUT=1');
+    const chunked = await raw(port, [
+      'POST /calendar/events/v1/categories HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+    ]);
+    assert.match(chunked, /^HTTP\/1\.1 400/);
+    assert.equal(jsonBody(chunked).code, 'rest_bad_request');
+  });
+
   it('serves many connections at once', async () => {
     const results = await Promise.all(
       Array.from({ length: 200 }, () => fetch(`http://127.0.0.1:${port}/calendar/events/v1/events`).then((r) => r.status)),

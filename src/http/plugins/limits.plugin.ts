@@ -129,9 +129,28 @@ function rawJson(socket: Socket, error: ApiError): void {
   );
 }
 
+/**
+ * The server's `timeout` (a socket idle for `connectionTimeout`): a request that began and stalls — its body
+ * not all sent — gets the 408 JSON error before the connection closes (Node's own checks of `requestTimeout`
+ * come every 30 s, later than this, and it closed such a socket without a word); an idle keep-alive connection,
+ * or one whose answer has begun, just closes.
+ */
+export function socketTimeoutHandler(socket: Socket): void {
+  const response = (socket as unknown as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && response && !response.headersSent) {
+    rawJson(socket, errors.requestTimeout());
+    socket.destroySoon();
+    return;
+  }
+  socket.destroy();
+}
+
 /** Fastify's `clientErrorHandler`: the parser's refusals as our JSON errors, then the connection closes. */
 export function clientErrorHandler(error: NodeJS.ErrnoException & { code?: string }, socket: Socket): void {
-  if (!socket.writable || (socket as unknown as { _httpMessage?: unknown })._httpMessage) {
+  // (as Node's own handler: an answer is written unless one has begun — a request whose headers were read and
+  // whose body stalls or is badly chunked has a response object, not yet sent, and got no answer at all)
+  const response = (socket as unknown as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || response?.headersSent) {
     socket.destroy();
     return;
   }
