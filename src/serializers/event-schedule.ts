@@ -4,16 +4,10 @@
  * FREQ, INTERVAL, plain BYDAY, BYMONTHDAY, BYMONTH, COUNT or UNTIL, plus EXDATEs; anything else (ordinal
  * weekdays, BYSETPOS, RDATEs) gets no schedule rather than a wrong one.
  */
+import { WEEKDAY_NAMES } from '../domain/events/recurrence.js';
+
 const PERIOD: Record<string, string> = { DAILY: 'D', WEEKLY: 'W', MONTHLY: 'M', YEARLY: 'Y' };
-const DAYS: Record<string, string> = {
-  MO: 'Monday',
-  TU: 'Tuesday',
-  WE: 'Wednesday',
-  TH: 'Thursday',
-  FR: 'Friday',
-  SA: 'Saturday',
-  SU: 'Sunday',
-};
+const DAYS = WEEKDAY_NAMES;
 const SAYABLE = new Set(['FREQ', 'INTERVAL', 'BYDAY', 'BYMONTHDAY', 'BYMONTH', 'COUNT', 'UNTIL', 'WKST']);
 
 /** `20251231T235959Z` / `20251231` → `2025-12-31`. */

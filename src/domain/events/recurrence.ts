@@ -532,7 +532,8 @@ export function describeRecurrence(rec: Recurrence, frame: SeriesFrame): string 
   return rule ? countedFromEnd(toText(rule, 'en', { excludeTzAbbreviation: true }), rec.rule ?? '') : `on ${rec.rdates.length + 1} dates`;
 }
 
-const WEEKDAY_NAMES: Record<string, string> = {
+/** RRULE weekday codes in English (the descriptions' and JSON-LD schedules' words). */
+export const WEEKDAY_NAMES: Readonly<Record<string, string>> = {
   MO: 'Monday',
   TU: 'Tuesday',
   WE: 'Wednesday',
