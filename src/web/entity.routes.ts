@@ -6,6 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventView } from '../domain/events/event.service.js';
 import type { LinkedView } from '../domain/linked/linked.service.js';
+import { asksForIcal } from '../http/routes/site/ical-aliases.js';
 import { chrome } from './chrome.js';
 import { eventModel, organizerModel, upcoming, venueModel } from './entity.pages.js';
 import { addDays } from './format.js';
@@ -39,8 +40,7 @@ export async function eventPage(pages: Pages, request: FastifyRequest, reply: Fa
     // one occurrence of a series: the one that starts that day (in the series' zone)
     if (view.record.kind !== 'series' || !validDay(day)) return pages.notFound(request, reply, 'This event');
     // the original's `?ical=1` here: the series' file (as on the series' own page)
-    const q = request.query as Record<string, unknown>;
-    if (q.ical === '1' || q['outlook-ical'] === '1') return reply.redirect(ctx.urls.rest(`/events/by-slug/${encodeURIComponent(slug)}.ics`), 302);
+    if (asksForIcal(request.query as Record<string, unknown>)) return reply.redirect(ctx.urls.rest(`/events/by-slug/${encodeURIComponent(slug)}.ics`), 302);
     const list = await events.occurrences(ctx.actor, view.record.id, {
       page: 1,
       perPage: 1,
@@ -83,8 +83,7 @@ async function renderLinked(pages: Pages, request: FastifyRequest, reply: Fastif
   const ctx = pages.context(request);
   // the original's `?ical=1` on this page: the feed of its events (a redirect: the slug is known only once
   // looked up, where the other pages' aliases are rewritten before routing, see ical-aliases.ts)
-  const q = request.query as Record<string, unknown>;
-  if (q.ical === '1' || q['outlook-ical'] === '1') return reply.redirect(ctx.urls.rest(`/events.ics?${type}=${found.record.id}`), 302);
+  if (asksForIcal(request.query as Record<string, unknown>)) return reply.redirect(ctx.urls.rest(`/events.ics?${type}=${found.record.id}`), 302);
   const filter = type === 'venue' ? { venues: [found.record.id] } : { organizers: [found.record.id] };
   const { items, total } = await upcoming(ctx, filter, 20);
   const model = type === 'venue' ? venueModel(ctx, found as never) : organizerModel(ctx, found as never);

@@ -14,6 +14,11 @@ import { NAMESPACE } from '../../urls.js';
 
 const ICAL_PARAMS = new Set(['ical', 'outlook-ical']);
 
+/** Whether a page's query asks for the original's iCalendar file (`?ical=1` or `?outlook-ical=1`). */
+export function asksForIcal(query: Record<string, unknown>): boolean {
+  return [...ICAL_PARAMS].some((p) => query[p] === '1');
+}
+
 const pad = (n: number) => String(n).padStart(2, '0');
 const lastDay = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
 
@@ -52,7 +57,7 @@ export function icalAliasUrl(url: string, today: () => { year: number; month: nu
   const at = url.indexOf('?');
   if (at < 0) return url;
   const params = new URLSearchParams(url.slice(at + 1));
-  if (![...ICAL_PARAMS].some((p) => params.get(p) === '1')) return url;
+  if (!asksForIcal(Object.fromEntries(params))) return url;
   const segments = url
     .slice(0, at)
     .split('/')
