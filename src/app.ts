@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { ServerOptions as HttpsOptions } from 'node:https';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import qs from 'qs';
 import type { Config } from './config/config.js';
 import { errors } from './domain/errors.js';
@@ -41,7 +41,7 @@ import { Urls } from './http/urls.js';
 import { webhookObjects } from './http/webhook-objects.js';
 import type { Storage } from './storage/storage.js';
 import { getZone, utcMsToZonedWall } from './time/zones.js';
-import { registerPages } from './web/pages.routes.js';
+import { isPagePath, type Pages, registerPages } from './web/pages.routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -99,6 +99,8 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
   const transport: { http?: typeof http; https?: HttpsOptions } = options.https ? { https: { ...http, ...options.https } } : { http };
   // before routing: the original's paths, `/wp-json/tribe/events/v1/…`, become the canonical ones, and its
   // iCalendar URLs (`/events/?ical=1`, `/event/<slug>/?ical=1`…) the REST feeds they stand for
+  /** The HTML pages, once registered (PAGES on): the router's errors under their paths answer a page. */
+  let pages: Pages | undefined;
   const rewriteUrl = (req: IncomingMessage) => {
     const url = icalAliasUrl(req.url ?? '/', () => utcMsToZonedWall(Date.now(), getZone(config.siteTimezone)));
     return config.wpPaths ? canonicalUrl(url) : url;
@@ -115,9 +117,15 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
     keepAliveTimeout: 30_000,
     clientErrorHandler,
     // a URL the router cannot decode (`%zz`, a cut multi-byte sequence) gets the one error body too
-    frameworkErrors: (error, _request, reply) => {
+    frameworkErrors: (error, request, reply) => {
       const e = error.code === 'FST_ERR_BAD_URL' ? errors.badRequest('The URL is not validly percent-encoded.') : errors.badRequest(error.message);
-      void (reply as unknown as FastifyReply).code(e.status).type('application/json; charset=UTF-8').send(e.toBody());
+      const json = () => void (reply as unknown as FastifyReply).code(e.status).type('application/json; charset=UTF-8').send(e.toBody());
+      // under the pages' paths, the HTML 400 page (the API's JSON if that page cannot be built)
+      if (pages && isPagePath(request.url)) {
+        pages.badRequest(request as unknown as FastifyRequest, reply as unknown as FastifyReply, e.message).catch(json);
+        return;
+      }
+      json();
     },
     ...transport,
     routerOptions: {
@@ -228,7 +236,7 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
   // image files a site import downloaded, pages or not (their URLs are in the API's `image` objects)
   registerMediaRoutes(app, services);
   if (config.wpPaths) registerWordPressRoutes(app, registry, urls, config);
-  if (config.pages) registerPages(app, config, urls);
+  if (config.pages) pages = registerPages(app, config, urls);
 
   return app;
 }

@@ -40,7 +40,8 @@ export async function eventPage(pages: Pages, request: FastifyRequest, reply: Fa
     // one occurrence of a series: the one that starts that day (in the series' zone)
     if (view.record.kind !== 'series' || !validDay(day)) return pages.notFound(request, reply, 'This event');
     // the original's `?ical=1` here: the series' file (as on the series' own page)
-    if (asksForIcal(request.query as Record<string, unknown>)) return reply.redirect(ctx.urls.rest(`/events/by-slug/${encodeURIComponent(slug)}.ics`), 302);
+    if (asksForIcal(request.query as Record<string, unknown>))
+      return reply.redirect(ctx.urls.rest(`/events/by-slug/${encodeURIComponent(slug)}.ics`), 302);
     const list = await events.occurrences(ctx.actor, view.record.id, {
       page: 1,
       perPage: 1,

@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
+import { ANONYMOUS } from '../domain/actor.js';
 import type { Urls } from '../http/urls.js';
 import { dayModel, listModel, monthModel, type PageContext, siteToday } from './calendar.pages.js';
 import { type ChromeOptions, chrome } from './chrome.js';
@@ -53,7 +54,8 @@ export class Pages {
   ) {}
 
   context(request: FastifyRequest): PageContext {
-    return { actor: request.actor, services: this.app.services, urls: this.urls, nowMs: Date.now() };
+    // (a request the router refused, a bad URL, has met no hook: its visitor is anonymous)
+    return { actor: request.actor ?? ANONYMOUS, services: this.app.services, urls: this.urls, nowMs: Date.now() };
   }
 
   headers(apiRoot: string, frameAncestors = "'self'") {
@@ -81,6 +83,19 @@ export class Pages {
     });
     const html = eta.render('./not-found', { ...page, what });
     return sendPage(request, reply, html, embed ? embedHeaders(this, apiRoot) : this.headers(apiRoot), 404);
+  }
+
+  /** The 400 page: for a page URL the router could not read (`%zz`, a cut UTF-8 sequence). */
+  async badRequest(request: FastifyRequest, reply: FastifyReply, message: string): Promise<FastifyReply> {
+    const ctx = this.context(request);
+    const apiRoot = `${this.urls.namespace}/`;
+    const page = await chrome(ctx, this.config, {
+      title: 'Bad request',
+      base: { path: `${this.urls.home}/events` },
+      filters: parsePageFilters({}),
+      apiRoot,
+    });
+    return sendPage(request, reply, eta.render('./bad-request', { ...page, message }), this.headers(apiRoot), 400);
   }
 
   /** One of the three views, of the whole calendar or of a category's or tag's. */
@@ -173,7 +188,15 @@ function param(request: FastifyRequest, name: string): string {
   return String((request.params as Record<string, string>)[name] ?? '');
 }
 
-export function registerPages(app: FastifyInstance, config: Config, urls: Urls): void {
+/** The first segments of the pages' paths (a bad URL under them answers the 400 page, not the API's JSON). */
+const PAGE_ROOTS = new Set(['events', 'event', 'venue', 'organizer', 'tag']);
+
+/** Whether a request's URL (path and query, as received) is under the pages' paths. */
+export function isPagePath(url: string): boolean {
+  return PAGE_ROOTS.has(url.split(/[/?#]/, 2)[1] ?? '');
+}
+
+export function registerPages(app: FastifyInstance, config: Config, urls: Urls): Pages {
   const pages = new Pages(app, config, urls);
   const events: ViewBase = { path: `${urls.home}/events` };
   const past = (request: FastifyRequest) => (request.query as Record<string, unknown>).eventDisplay === 'past';
@@ -229,4 +252,5 @@ export function registerPages(app: FastifyInstance, config: Config, urls: Urls):
     await postPage(pages, request, reply, Number(m[1]));
     return reply;
   });
+  return pages;
 }

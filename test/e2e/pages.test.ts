@@ -155,6 +155,19 @@ describe('calendar pages: views', () => {
     }
   });
 
+  it('a page path that is not validly percent-encoded is an HTML 400 page; the same under the API stays JSON', async () => {
+    for (const url of ['/events/%E0%A4%A/', '/events/category/%ZZ/', '/event/%/', '/venue/%C3/', '/organizer/%zz/', '/tag/%ZZ/']) {
+      const res = await page(t, url);
+      assert.equal(res.status, 400, url);
+      assert.match(String(res.headers['content-type']), /^text\/html/, url);
+      assert.equal(text(byTag(res.doc, 'h1')[0]), 'Bad request', url);
+      assert.equal(res.headers['x-frame-options'], 'SAMEORIGIN', url);
+    }
+    const api = await t.app.inject({ method: 'GET', url: '/calendar/events/v1/events/%ZZ' });
+    assert.equal(api.statusCode, 400);
+    assert.equal(api.json().code, 'rest_bad_request');
+  });
+
   it('never fails on odd filter values: they are left out', async () => {
     for (const q of [
       'venue=abc',
