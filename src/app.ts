@@ -2,6 +2,8 @@
  * buildApp(config, storage) → a Fastify instance with every plugin and route. It never listens: server.ts does,
  * and tests call `app.inject()`.
  */
+
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import type { ServerOptions as HttpsOptions } from 'node:https';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
@@ -62,6 +64,8 @@ export interface BuildOptions {
 }
 
 const QUERY_OPTIONS: qs.IParseOptions = {
+  // a `%` that starts no escape is a `%`, as PHP reads it (qs would leave every escape of that text undecoded)
+  decoder: (text, decode, charset) => decode(text.replace(/%(?![0-9a-fA-F]{2})/g, '%25'), decode, charset),
   depth: 5,
   arrayLimit: 200,
   parameterLimit: 1000,
@@ -69,6 +73,11 @@ const QUERY_OPTIONS: qs.IParseOptions = {
   allowPrototypes: false,
 };
 const FORM_OPTIONS: qs.IParseOptions = { ...QUERY_OPTIONS, parameterLimit: 10_000 };
+
+/** A form pair's bytes as a latin1 string: its `%XX` escapes decoded, everything else as sent. */
+function percentDecodedBytes(text: string): string {
+  return text.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+}
 
 function safeJson(text: string): unknown {
   return JSON.parse(text, (key, value) => (key === '__proto__' ? undefined : value));
@@ -178,8 +187,17 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
     if (!route.endsWith(IMPORTS_PATH)) return done(errors.unsupportedMediaType(String(req.headers['content-type'] ?? '')), undefined);
     return done(null, String(body).replace(/^\uFEFF/, ''));
   });
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-    done(null, qs.parse(String(body), FORM_OPTIONS));
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (_req, body, done) => {
+    // UTF-8 or nothing, as JSON bodies: raw bytes and percent-escapes alike (qs keeps a `%FF` it cannot
+    // decode as written, and a lenient decoding would store U+FFFD); the error names the parameter
+    const raw = (body as Buffer).toString('latin1');
+    const field = raw === '' ? undefined : raw.split('&').find((pair) => !isUtf8(Buffer.from(percentDecodedBytes(pair), 'latin1')));
+    if (field !== undefined) {
+      const name = field.split('=', 1)[0];
+      const key = isUtf8(Buffer.from(percentDecodedBytes(name), 'latin1')) ? qs.parse(name, FORM_OPTIONS) : {};
+      return done(errors.invalidParam(Object.keys(key)[0] ?? 'body', 'Not valid UTF-8.'), undefined);
+    }
+    done(null, qs.parse((body as Buffer).toString('utf8'), FORM_OPTIONS));
   });
 
   registerErrorHandling(app, storage, config.bodyLimit);

@@ -77,6 +77,38 @@ describe('request model', () => {
     assert.equal((await t.get('/categories', { query: { hide_empty: 0, per_page: 100 } })).body.categories.length, before);
   });
 
+  it('answers a form body that is not UTF-8 (raw bytes or percent-escapes) with rest_invalid_param naming the parameter, and stores nothing', async () => {
+    const before = (await t.get('/categories', { query: { hide_empty: 0, per_page: 100 } })).body.categories.length;
+    for (const [body, param] of [
+      ['name=bad%FF%FE', 'name'],
+      [Buffer.from([...Buffer.from('description=ok&name=caf'), 0xe9]), 'name'],
+      ['name=Fine&description=%ED%A0%80', 'description'],
+      ['name=Fine&parent%5Bx%5D=%C3', 'parent'],
+    ] as const) {
+      const res = await t.post('/categories', {
+        as: 'administrator',
+        raw: { type: 'application/x-www-form-urlencoded', body: body as unknown as string },
+      });
+      assert.equal(res.status, 400, String(body));
+      assertErrorShape(res.body, 'rest_invalid_param', 400);
+      assert.deepEqual(Object.keys(res.body.data.params), [param], String(body));
+    }
+    assert.equal((await t.get('/categories', { query: { hide_empty: 0, per_page: 100 } })).body.categories.length, before);
+    // UTF-8 escapes and a stray % are read as before
+    const fine = await t.post('/categories', {
+      as: 'administrator',
+      raw: { type: 'application/x-www-form-urlencoded', body: 'name=Caf%C3%A9+100%' },
+    });
+    assert.equal(fine.status, 201, fine.text);
+    assert.equal(fine.body.name, 'Café 100%');
+    // and so in a query string
+    const found = await t.app.inject({ method: 'GET', url: '/calendar/events/v1/categories?hide_empty=0&search=Caf%C3%A9+100%' });
+    assert.deepEqual(
+      found.json().categories.map((c: { name: string }) => c.name),
+      ['Café 100%'],
+    );
+  });
+
   it('refuses a lone surrogate in any text, nested ones too, naming the parameter, and stores nothing', async () => {
     const count = async () =>
       Number((await t.get('/events', { as: 'administrator', query: { start_date: '2031-03-01', end_date: '2031-03-02' } })).body.total ?? 0);
