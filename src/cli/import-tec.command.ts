@@ -12,11 +12,20 @@ import type { Config } from '../config/config.js';
 import { ApiError } from '../domain/errors.js';
 import { isDay } from '../domain/imports/tec/tec.importer.js';
 import { nginxMap } from '../domain/imports/tec/tec.redirects.js';
-import { OUTCOMES, RESOURCES, type TecReport } from '../domain/imports/tec/tec.report.js';
+import { OUTCOMES, RESOURCES, type TecReport, totals } from '../domain/imports/tec/tec.report.js';
 import { createServices, type Services } from '../domain/services.js';
 import { Urls } from '../http/urls.js';
 import { openStorage } from '../storage/storage.js';
 import { actingUser, parseCommand, UsageError } from './users.command.js';
+
+/**
+ * An import's exit code: 0 done, 1 failed, 3 done with records that failed (the report lists them), so that a
+ * script running the import again until the switch-over notices them.
+ */
+export function exitCodeOf(state: string, failedRecords: number): number {
+  if (state !== 'done') return 1;
+  return failedRecords > 0 ? 3 : 0;
+}
 
 const OPTIONS = {
   'app-password': { type: 'string' },
@@ -146,7 +155,7 @@ export async function importTecCommand(config: Config, argv: string[]): Promise<
       const n = await writeRedirects(services, config, report.site.api_root, values.redirects);
       process.stdout.write(`redirect map: ${n} old permalinks → ${values.redirects}\n`);
     }
-    return done.state === 'done' ? 0 : 1;
+    return exitCodeOf(done.state, report ? totals(report).failed : done.failed);
   } catch (error) {
     if (error instanceof ApiError) {
       process.stderr.write(`calendar: ${error.message}\n`);

@@ -10,7 +10,7 @@ import { ApiError } from '../domain/errors.js';
 import type { UpdateAuthority } from '../domain/imports/ics.importer.js';
 import { createServices } from '../domain/services.js';
 import { openStorage } from '../storage/storage.js';
-import { importTecCommand } from './import-tec.command.js';
+import { exitCodeOf, importTecCommand } from './import-tec.command.js';
 import { actingUser, parseCommand, UsageError } from './users.command.js';
 
 const UPDATES: Record<string, UpdateAuthority> = { overwrite: 'overwrite', retain: 'retain', preserve: 'preserve_local_changes' };
@@ -91,7 +91,7 @@ export async function importCommand(config: Config, argv: string[]): Promise<num
       );
     }
     if (done.failure) process.stderr.write(`calendar: import failed: ${done.failure}\n`);
-    return done.state === 'done' ? 0 : 1;
+    return exitCodeOf(done.state, done.failed);
   } catch (error) {
     if (error instanceof ApiError) {
       process.stderr.write(`calendar: ${error.message}\n`);

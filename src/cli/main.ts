@@ -44,6 +44,8 @@ commands:
                                           the newest deliveries to an endpoint
 
 roles: administrator, editor, author, contributor, subscriber
+exit codes: 0 done; 1 failed; 2 usage; 3 an import done with failed records (listed in its report);
+            66 a file that cannot be read; 67 no such user; 78 bad configuration
 environment: DATABASE_URL, SITE_TIMEZONE, … (see the README)`;
 
 async function main(argv: string[]): Promise<number> {

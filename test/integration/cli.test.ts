@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -108,6 +108,30 @@ describe('calendar CLI', () => {
       assert.notEqual(res.code, 0, args.join(' '));
       assert.match(res.stderr, message, args.join(' '));
     }
+  });
+
+  it('import ics exits 0 when every event came, 3 when the import was done with records that failed, 66 on a file it cannot read', async () => {
+    assert.equal((await runCli(['users', 'add', 'icsadmin', '--role', 'administrator'], env)).code, 0);
+    const vevent = (uid: string, rule = '') =>
+      ['BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20260101T000000Z', 'DTSTART:20300105T180000Z', 'DTEND:20300105T190000Z', rule, `SUMMARY:${uid}`, 'END:VEVENT']
+        .filter((line) => line !== '')
+        .join('\r\n');
+    const calendar = (...events: string[]) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//cli//EN', ...events, 'END:VCALENDAR', ''].join('\r\n');
+    const good = join(dir, 'good.ics');
+    const mixed = join(dir, 'mixed.ics');
+    writeFileSync(good, calendar(vevent('cli-good-1')));
+    writeFileSync(mixed, calendar(vevent('cli-good-2'), vevent('cli-hourly', 'RRULE:FREQ=HOURLY;COUNT=3')));
+    const clean = await runCli(['import', 'ics', good, '--as', 'icsadmin'], env);
+    assert.equal(clean.code, 0, clean.stderr);
+    assert.match(clean.stdout, /created +1\n/);
+    const partial = await runCli(['import', 'ics', mixed, '--as', 'icsadmin'], env);
+    assert.equal(partial.code, 3, partial.stdout + partial.stderr);
+    assert.match(partial.stdout, /import \d+ done/);
+    assert.match(partial.stdout, /created +1\n/);
+    assert.match(partial.stdout, /failed +1\n/);
+    assert.match(partial.stdout, /! line \d+ cli-hourly: .*FREQ=HOURLY/);
+    assert.equal((await runCli(['import', 'ics', join(dir, 'missing.ics')], env)).code, 66);
+    assert.match((await runCli(['--help'], env)).stdout, /3 an import done with failed records/);
   });
 
   it('stops on bad configuration, naming the variable', async () => {
