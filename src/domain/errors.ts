@@ -175,12 +175,12 @@ export const errors = {
   // --- image files kept here (`/media/<sha256>.<ext>`, issue 15) ---
   mediaNotFound: () => new ApiError('media-not-found', 404, 'No image file of this service has that name.'),
 
-  // --- venues and organizers (The Events Calendar) ---
-  linkedNotAccessible: (type: 'venue' | 'organizer') => new ApiError(`${type}-not-accessible`, 403, `The requested ${type} is not accessible.`),
-  linkedInTrash: (type: 'venue' | 'organizer', id: number) =>
-    new ApiError(`${type}-is-in-trash`, 410, `The ${type} with ID ${id} is already in the trash.`),
+  // --- venues and organizers (The Events Calendar): the original's messages word for word (REST/V1/Messages.php;
+  // recorded in tec-6.17/anonymous/venues/single/non-public-18.json), as clients may show or match them ---
+  linkedNotAccessible: (type: 'venue' | 'organizer') => new ApiError(`${type}-not-accessible`, 403, `The requested ${type} is not accessible`),
+  linkedInTrash: (type: 'venue' | 'organizer') => new ApiError(`${type}-is-in-trash`, 410, `The ${type} is already trashed`),
   linkedPageNotFound: (type: 'venue' | 'organizer') =>
-    new ApiError(`${type}-archive-page-not-found`, 404, `The requested page of ${type}s does not exist.`),
+    new ApiError(`${type}-archive-page-not-found`, 404, `The requested ${type} archive page does not exist`),
   couldNotCreateLinked: (type: 'venue' | 'organizer', reason: string) =>
     new ApiError(`could-not-create-${type}`, 400, `Could not create the ${type}: ${reason}`),
 

@@ -36,6 +36,8 @@ describe('organizers', () => {
     const denied = await t.get(`/organizers/${draft.id}`);
     assert.equal(denied.status, 403);
     assert.equal(denied.body.code, 'organizer-not-accessible');
+    // the original's words (recorded: anonymous/organizers/single/non-public-27.json)
+    assert.equal(denied.body.message, 'The requested organizer is not accessible');
     assert.equal((await t.get(`/organizers/${draft.id}`, { as: 'editor' })).status, 200);
   });
 
@@ -65,6 +67,7 @@ describe('organizers', () => {
     const again = await t.del(`/organizers/${b.id}`, { as: 'administrator' });
     assert.equal(again.status, 410);
     assert.equal(again.body.code, 'organizer-is-in-trash');
+    assert.equal(again.body.message, 'The organizer is already trashed', "the original's message (REST/V1/Messages.php)");
     assert.deepEqual(
       (await t.get(`/events/${e.id}`)).body.organizer.map((o: any) => o.id),
       [a.id],

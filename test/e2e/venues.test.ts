@@ -132,6 +132,8 @@ describe('venues: create and read', () => {
       const denied = await t.get(`/venues/${draft.id}`, { as: caller });
       assert.equal(denied.status, 403, caller);
       assert.equal(denied.body.code, 'venue-not-accessible');
+      // the original's words (recorded: anonymous/venues/single/non-public-18.json)
+      assert.equal(denied.body.message, 'The requested venue is not accessible');
     }
     assert.equal((await t.get(`/venues/${draft.id}`, { as: 'editor' })).status, 200);
     assert.equal((await t.get(`/venues/${draft.id}`, { as: 'contributor' })).status, 200);
@@ -189,6 +191,7 @@ describe('venues: update and delete', () => {
     const again = await t.del(`/venues/${v.id}`, { as: 'administrator' });
     assert.equal(again.status, 410);
     assert.equal(again.body.code, 'venue-is-in-trash');
+    assert.equal(again.body.message, 'The venue is already trashed', "the original's message (REST/V1/Messages.php)");
     assert.deepEqual((await t.get(`/events/${e.id}`)).body.venue, []);
     assert.equal((await t.get(`/venues/${v.id}`)).body.code, 'venue-not-accessible');
     assert.equal((await t.get(`/venues/${v.id}`, { as: 'editor' })).status, 200);
@@ -246,6 +249,7 @@ describe('venues: list', () => {
     const past = await t.get('/venues', { query: { page: 3, per_page: 3 } });
     assert.equal(past.status, 404);
     assert.equal(past.body.code, 'venue-archive-page-not-found');
+    assert.equal(past.body.message, 'The requested venue archive page does not exist', "the original's message (REST/V1/Messages.php)");
   });
 
   it('searches tokens within one field, and counts the matches', async () => {

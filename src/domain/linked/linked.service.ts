@@ -50,7 +50,7 @@ export class LinkedService<T extends LinkedType> {
       // the route validates the id first, so these answer only races: as the original, a 400 on `id`
       notFound: () => errors.invalidParam('id'),
       wrongType: () => errors.invalidParam('id'),
-      inTrash: (id) => errors.linkedInTrash(kind.type, id),
+      inTrash: () => errors.linkedInTrash(kind.type),
       store: (s) => this.store(s),
     };
     this.writer = new PostWriter(storage, siteZone, postKind, clock);
