@@ -2,6 +2,7 @@
  * Terms leave the service in two shapes (CONTRACT.md §2.5): the term-route shape, and the shape embedded in
  * events. Each field is written out here and nowhere else.
  */
+import { specialChars } from '../domain/content/html.js';
 import type { TaxonomyInfo, Term } from '../domain/terms/term.js';
 import type { CategoryResponse, TagResponse } from '../http/routes/categories-tags/categories-tags.schemas.js';
 import type { EmbeddedTerm, TermUrls } from '../http/schemas/components.schemas.js';
@@ -35,7 +36,7 @@ export function serializeTerm(term: Term, info: TaxonomyInfo, urls: Urls, tree?:
     id: term.id,
     count: term.count,
     description: term.description,
-    name: term.name,
+    name: specialChars(term.name),
     slug: term.slug,
     taxonomy: info.taxonomy,
   };
@@ -47,7 +48,7 @@ export function serializeTerm(term: Term, info: TaxonomyInfo, urls: Urls, tree?:
 
 export function serializeEmbeddedTerm(term: Term, info: TaxonomyInfo, urls: Urls): EmbeddedTerm {
   return {
-    name: term.name,
+    name: specialChars(term.name),
     slug: term.slug,
     term_group: 0,
     term_taxonomy_id: term.id,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CategorySchema } from '../../src/http/routes/categories-tags/categories-tags.schemas.js';
 import { createTestApp, PUBLIC_URL, type TestApp } from '../helpers/app.js';
-import { insertRawEvent, insertRawPost, makeCategory, makeTag } from '../helpers/factories.js';
+import { insertRawEvent, insertRawPost, makeCategory, makeEvent, makeTag } from '../helpers/factories.js';
 
 const NS = `${PUBLIC_URL}/calendar/events/v1`;
 
@@ -31,8 +31,40 @@ describe('categories: create', () => {
   it('creates from a JSON body, with a slug that is sanitised', async () => {
     const res = await t.post('/categories', { as: 'editor', json: { name: 'Théâtre & Danse', slug: 'Théâtre & Danse!' } });
     assert.equal(res.status, 201);
-    assert.equal(res.body.name, 'Théâtre & Danse');
+    assert.equal(res.body.name, 'Théâtre &amp; Danse', 'an ampersand as the original answers it (see below)');
     assert.equal(res.body.slug, 'theatre-danse');
+  });
+
+  it('answers names and descriptions as WordPress keeps them: tags stripped, & < > as entities, never twice', async () => {
+    // recorded: anonymous/categories/single/9.json (created with `Festivals & Fairs`, `…fairs & markets.`)
+    const res = await t.post('/categories', {
+      as: 'administrator',
+      json: { name: 'Festivals & Fairs', description: 'Outdoor festivals, fairs & markets.' },
+    });
+    assert.equal(res.status, 201);
+    assert.equal(res.body.name, 'Festivals &amp; Fairs');
+    assert.equal(res.body.description, 'Outdoor festivals, fairs &amp; markets.');
+    assert.equal((await t.get(`/categories/${res.body.id}`)).body.name, 'Festivals &amp; Fairs');
+    const listed = await t.get('/categories', { query: { include: res.body.id, hide_empty: false } });
+    assert.equal(listed.body.categories[0].name, 'Festivals &amp; Fairs');
+    // the name still names the term: a duplicate, and an event's category by name
+    assert.equal((await t.post('/categories', { as: 'administrator', json: { name: 'Festivals & Fairs' } })).body.code, 'term_exists');
+    const event = await makeEvent(t, { categories: ['Festivals & Fairs'] });
+    assert.deepEqual(
+      event.categories.map((c: any) => [c.id, c.name, c.description]),
+      [[res.body.id, 'Festivals &amp; Fairs', 'Outdoor festivals, fairs &amp; markets.']],
+    );
+
+    // sanitize_text_field + kses for the name; kses for the description (no script, entities not doubled)
+    const tagged = await t.post('/categories', {
+      as: 'administrator',
+      json: { name: '<b>Bold</b> &amp; co > x', description: 'a <script>alert(1)</script><strong>b</strong> &amp; c' },
+    });
+    assert.equal(tagged.status, 201);
+    assert.equal(tagged.body.name, 'Bold &amp; co &gt; x');
+    assert.equal(tagged.body.description, 'a <strong>b</strong> &amp; c');
+    const updated = await t.patch(`/categories/${tagged.body.id}`, { as: 'administrator', json: { name: 'Rock <i>&</i> Roll' } });
+    assert.equal(updated.body.name, 'Rock &amp; Roll');
   });
 
   it('makes slugs unique with -2, -3 when names differ but slugs collide', async () => {

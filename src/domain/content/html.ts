@@ -185,6 +185,19 @@ export function texturize(text: string): string {
     .trim();
 }
 
+/**
+ * What WordPress keeps of a term name (sanitize_text_field, kses, _wp_specialchars): `&`, `<`, `>` as entities,
+ * existing entities left alone, quotes as they are. Applied when a name leaves the API, so names are stored as
+ * written and still name their term (`Festivals & Fairs` → `Festivals &amp; Fairs`, recorded from the original).
+ */
+export function specialChars(text: string): string {
+  if (!/[&<>]/.test(text)) return text;
+  return text
+    .replace(/&(?!(?:[a-z][a-z0-9]*|#[0-9]+|#x[0-9a-f]+);)/gi, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
+}
+
 /** esc_html: special characters to entities, existing entities left alone. */
 export function escHtml(text: string): string {
   return text

@@ -3,6 +3,7 @@
  * One set of routes serves both taxonomies; tags simply have no `parent`.
  */
 import { Type } from '@sinclair/typebox';
+import { plainText, sanitizeHtml } from '../../../domain/content/html.js';
 import type { Services } from '../../../domain/services.js';
 import { type TaxonomyInfo, TERM_ORDER_BY, type Term, type TermListQuery, type TermOrderBy } from '../../../domain/terms/term.js';
 import type { TermService } from '../../../domain/terms/term.service.js';
@@ -65,8 +66,13 @@ export function termRoutes(info: TaxonomyInfo): RouteSpec[] {
   };
 
   const writeArgs = {
-    name: arg(Type.String({ maxLength: 200, description: `The ${noun} name.` }), { check: nonEmptyString }),
-    description: arg(Type.String({ description: `The ${noun} description.` }), { check: nonEmptyString }),
+    // as WordPress saves them: a name is plain text (sanitize_text_field), a description goes through kses
+    name: arg(Type.String({ maxLength: 200, description: `The ${noun} name (plain text: tags are removed).` }), {
+      check: (v: string) => nonEmptyString(v) ?? nonEmptyString(plainText(v)) ?? accept(plainText(v)),
+    }),
+    description: arg(Type.String({ description: `The ${noun} description (HTML of a safe subset).` }), {
+      check: (v: string) => nonEmptyString(v) ?? accept(sanitizeHtml(v)),
+    }),
     slug: arg(Type.String({ maxLength: 200, description: `The ${noun} slug.` }), { check: nonEmptyString }),
     ...(info.hierarchical ? { parent: parentArg } : {}),
   };
