@@ -26,7 +26,8 @@ describe('slugs', () => {
     assert.equal(sanitizeSlug('Rock &amp; Roll'), 'rock-roll');
     assert.equal(sanitizeSlug('<b>Bold</b> move'), 'bold-move');
     assert.equal(sanitizeSlug('a -- b'), 'a-b');
-    assert.equal(sanitizeSlug('Straße'), 'strasse');
+    assert.equal(sanitizeSlug('Straße'), 'strase', 'remove_accents outside German locales');
+    assert.equal(sanitizeSlug('Þórður Œuvre ĳssel'), 'thordur-oeuvre-ijssel');
     assert.equal(sanitizeSlug('Концерт'), 'концерт');
     assert.equal(sanitizeSlug('!!!'), '');
     assert.equal(sanitizeSlug('snake_case'), 'snake_case');

@@ -9,6 +9,30 @@
 const DROPPED = /[¡¿«»‹›‘’‚‛“”„‟′″©®°…™´˜¨\u00ad]/g;
 const DASHES = /[.\u00a0\u2013\u2014/]/g;
 
+/**
+ * Latin letters with no decomposition, spelt as remove_accents spells them outside German locales: `ß` is `s`
+ * (recorded from a TEC 6.17 site: `„Grüße“` → `gruse`), `þ` is `th`, `œ` is `oe`.
+ */
+const LETTER_SPELLING: Readonly<Record<string, string>> = {
+  ß: 's',
+  æ: 'ae',
+  ø: 'o',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ł: 'l',
+  œ: 'oe',
+  ħ: 'h',
+  ı: 'i',
+  ĳ: 'ij',
+  ĸ: 'k',
+  ŋ: 'n',
+  ŉ: 'n',
+  ſ: 's',
+  ŧ: 't',
+};
+const LETTERS = new RegExp(`[${Object.keys(LETTER_SPELLING).join('')}]`, 'g');
+
 /** Text the general path below would only lower-case and join with dashes. */
 const PLAIN = /^[A-Za-z0-9 _-]*$/;
 
@@ -35,12 +59,8 @@ export function sanitizeAnySlug(input: string): string {
       .normalize('NFD')
       .replace(/(\p{Script=Latin})\p{M}+/gu, '$1')
       .normalize('NFC')
-      .replace(/ß/g, 'ss')
-      .replace(/æ/gi, 'ae')
-      .replace(/ø/gi, 'o')
-      .replace(/đ/gi, 'd')
-      .replace(/ł/gi, 'l')
       .toLowerCase()
+      .replace(LETTERS, (letter) => LETTER_SPELLING[letter])
       .replace(/×/g, 'x')
       .replace(DASHES, '-')
       .replace(DROPPED, '')

@@ -42,6 +42,16 @@ describe('venues: create and read', () => {
     assert.equal(res.headers.location, `${NS}/venues/${v.id}`);
   });
 
+  it("makes slugs with WordPress' remove_accents: ß is s, þ th, œ oe (recorded: `„Grüße“` → `gruse`)", async () => {
+    // tec-6.17/anonymous/events/single/63.json: `Ünïcödé Ümlaut Fest — „Grüße“` → `unicode-umlaut-fest-gruse`
+    const venue = await t.post('/venues', { as: 'administrator', json: { venue: 'Grüße Halle' } });
+    assert.equal(venue.body.slug, 'gruse-halle');
+    const organizer = await t.post('/organizers', { as: 'administrator', json: { organizer: 'Þórður Œuvre' } });
+    assert.equal(organizer.body.slug, 'thordur-oeuvre');
+    const tag = await t.post('/tags', { as: 'administrator', json: { name: 'Straße' } });
+    assert.equal(tag.body.slug, 'strase');
+  });
+
   it('derives stateprovince from the province outside the US, and takes it when sent', async () => {
     const fr = await makeLinked(t, 'venue', { country: 'France', province: 'Ile de France', state: 'ignored' });
     assert.equal(fr.stateprovince, 'Ile de France');
