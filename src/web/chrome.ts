@@ -5,7 +5,7 @@
  * read once per database version and visibility: every page needs them, and they change only with writes.
  */
 import type { Config } from '../config/config.js';
-import { htmlToText } from '../domain/content/html.js';
+import { htmlToText, termText } from '../domain/content/html.js';
 import { listVisibility } from '../domain/visibility.js';
 import { MONTH_PER_DAY, type PageContext, siteToday } from './calendar.pages.js';
 import { dayParts, longDate, MONTHS, WEEKDAYS, weekdayIndex } from './format.js';
@@ -55,8 +55,8 @@ async function readChoices(ctx: PageContext): Promise<FilterChoices> {
   ]);
   const byLabel = (a: Choice, b: Choice) => a.label.localeCompare(b.label);
   return {
-    categories: categories.terms.map((t) => ({ value: t.slug, label: t.name })),
-    tags: tags.terms.map((t) => ({ value: t.slug, label: t.name })),
+    categories: categories.terms.map((t) => ({ value: t.slug, label: termText(t.name) })),
+    tags: tags.terms.map((t) => ({ value: t.slug, label: termText(t.name) })),
     venues: venues.items.map((v) => ({ value: String(v.record.id), label: htmlToText(v.record.title) })).sort(byLabel),
     organizers: organizers.items.map((o) => ({ value: String(o.record.id), label: htmlToText(o.record.title) })).sort(byLabel),
   };

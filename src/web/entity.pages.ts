@@ -3,7 +3,7 @@
  * a venue's and an organizer's page (FEATURES.md §5.3): everything the visitor may read, as plain values the
  * templates escape; the description as sanitised HTML; the event's JSON-LD as the API's single read has it.
  */
-import { autop, htmlToText, sanitizeHtml } from '../domain/content/html.js';
+import { autop, htmlToText, sanitizeHtml, termText } from '../domain/content/html.js';
 import type { EventListQuery } from '../domain/events/event.js';
 import type { EventView } from '../domain/events/event.service.js';
 import type { OrganizerRecord, VenueRecord } from '../domain/linked/linked.js';
@@ -146,8 +146,8 @@ export async function eventModel(ctx: PageContext, view: EventView): Promise<Eve
     upcoming: list,
     venue,
     organizers: view.organizers.map((o) => organizerModel(ctx, o)),
-    categories: view.categories.map((t) => ({ name: t.name, url: `${ctx.urls.home}/events/category/${encodeURIComponent(t.slug)}/` })),
-    tags: view.tags.map((t) => ({ name: t.name, url: `${ctx.urls.home}/events/tag/${encodeURIComponent(t.slug)}/` })),
+    categories: view.categories.map((t) => ({ name: termText(t.name), url: `${ctx.urls.home}/events/category/${encodeURIComponent(t.slug)}/` })),
+    tags: view.tags.map((t) => ({ name: termText(t.name), url: `${ctx.urls.home}/events/tag/${encodeURIComponent(t.slug)}/` })),
     website: e.website && /^https?:\/\//i.test(e.website) ? e.website : undefined,
     customFields: e.customFields.map((f) => ({ label: htmlToText(f.label), valueHtml: sanitizeHtml(f.value) })),
     descriptionHtml: description,

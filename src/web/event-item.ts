@@ -3,7 +3,7 @@
  * templates escape as they write them. Titles and text are taken as stored (plain text), never the API's
  * HTML-entity forms, so nothing is escaped twice.
  */
-import { htmlToText } from '../domain/content/html.js';
+import { htmlToText, termText } from '../domain/content/html.js';
 import { formatCost } from '../domain/events/cost.js';
 import type { EventRecord } from '../domain/events/event.js';
 import type { EventView } from '../domain/events/event.service.js';
@@ -67,7 +67,7 @@ export function eventItem(view: EventView, urls: Urls, currentYear: number): Eve
     excerpt: plainWords(e.excerpt || e.content, 30),
     imageUrl: view.image?.url,
     seriesId: view.series?.kind === 'occurrence' ? view.series.seriesId : undefined,
-    categories: view.categories.map((c) => c.name),
+    categories: view.categories.map((c) => termText(c.name)),
   });
 }
 

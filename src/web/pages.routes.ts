@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
 import { ANONYMOUS } from '../domain/actor.js';
+import { termText } from '../domain/content/html.js';
 import type { Urls } from '../http/urls.js';
 import { dayModel, listModel, monthModel, type PageContext, siteToday } from './calendar.pages.js';
 import { type ChromeOptions, chrome } from './chrome.js';
@@ -180,7 +181,7 @@ export class Pages {
     if (!term) return this.notFound(request, reply);
     const path = `${this.urls.home}/events/${kind}/${parts.map((p) => encodeURIComponent(p)).join('/')}`;
     const past = (request.query as Record<string, unknown>).eventDisplay === 'past';
-    return this.view(request, reply, { path, term: { kind, name: term.name, slug: term.slug, id: term.id } }, view, { ...at, past });
+    return this.view(request, reply, { path, term: { kind, name: termText(term.name), slug: term.slug, id: term.id } }, view, { ...at, past });
   }
 }
 

@@ -67,6 +67,26 @@ describe('categories: create', () => {
     assert.equal(updated.body.name, 'Rock &amp; Roll');
   });
 
+  it('shows a name as text on the pages and in iCalendar, whether stored as written or as an import keeps it (entities)', async () => {
+    await t.post('/categories', { as: 'administrator', json: { name: 'Pots & Pans' } });
+    // an imported name keeps the original's entities (`Rock &amp; Roll`, as its API served it)
+    await t.post('/categories', { as: 'administrator', json: { name: 'Rock &amp; Roll' } });
+    const event = await makeEvent(t, {
+      categories: ['Pots & Pans', 'Rock &amp; Roll'],
+      start_date: '2031-02-01 10:00:00',
+      end_date: '2031-02-01 11:00:00',
+    });
+    assert.deepEqual(event.categories.map((c: any) => c.name).sort(), ['Pots &amp; Pans', 'Rock &amp; Roll']);
+    const page = await t.app.inject({ method: 'GET', url: `/event/${event.slug}/` });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, />Pots &amp; Pans</);
+    assert.match(page.body, />Rock &amp; Roll</);
+    assert.doesNotMatch(page.body, /&amp;amp;/);
+    const ics = await t.app.inject({ method: 'GET', url: `/calendar/events/v1/events/${event.id}.ics` });
+    const line = ics.body.split('\r\n').find((l) => l.startsWith('CATEGORIES:'));
+    assert.deepEqual(line?.slice('CATEGORIES:'.length).split(',').sort(), ['Pots & Pans', 'Rock & Roll']);
+  });
+
   it('makes slugs unique with -2, -3 when names differ but slugs collide', async () => {
     const a = await t.post('/categories', { as: 'administrator', form: { name: 'Jazz Club' } });
     const b = await t.post('/categories', { as: 'administrator', form: { name: 'Jazz-Club' } });

@@ -113,10 +113,20 @@ describe('calendar CLI', () => {
   it('import ics exits 0 when every event came, 3 when the import was done with records that failed, 66 on a file it cannot read', async () => {
     assert.equal((await runCli(['users', 'add', 'icsadmin', '--role', 'administrator'], env)).code, 0);
     const vevent = (uid: string, rule = '') =>
-      ['BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20260101T000000Z', 'DTSTART:20300105T180000Z', 'DTEND:20300105T190000Z', rule, `SUMMARY:${uid}`, 'END:VEVENT']
+      [
+        'BEGIN:VEVENT',
+        `UID:${uid}`,
+        'DTSTAMP:20260101T000000Z',
+        'DTSTART:20300105T180000Z',
+        'DTEND:20300105T190000Z',
+        rule,
+        `SUMMARY:${uid}`,
+        'END:VEVENT',
+      ]
         .filter((line) => line !== '')
         .join('\r\n');
-    const calendar = (...events: string[]) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//cli//EN', ...events, 'END:VCALENDAR', ''].join('\r\n');
+    const calendar = (...events: string[]) =>
+      ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//cli//EN', ...events, 'END:VCALENDAR', ''].join('\r\n');
     const good = join(dir, 'good.ics');
     const mixed = join(dir, 'mixed.ics');
     writeFileSync(good, calendar(vevent('cli-good-1')));

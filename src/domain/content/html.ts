@@ -198,6 +198,15 @@ export function specialChars(text: string): string {
     .replace(/>/g, '&gt;');
 }
 
+/**
+ * The text a term's name shows where what is written is escaped (pages, iCalendar): the API's name
+ * (specialChars) as a browser would show it. A name stored as written (`Festivals & Fairs`) and one imported as
+ * the original served it (`Festivals &amp; Fairs`) read the same.
+ */
+export function termText(name: string): string {
+  return htmlToText(specialChars(name));
+}
+
 /** esc_html: special characters to entities, existing entities left alone. */
 export function escHtml(text: string): string {
   return text

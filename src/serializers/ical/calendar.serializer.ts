@@ -6,6 +6,7 @@
  */
 import sanitizeHtml from 'sanitize-html';
 import { tzlib_get_ical_block } from 'timezones-ical-library';
+import { termText } from '../../domain/content/html.js';
 import type { CalendarEntry, EventView } from '../../domain/events/event.service.js';
 import { parseRecurrence, type Recurrence } from '../../domain/events/recurrence.js';
 import { frameOf } from '../../domain/events/series.js';
@@ -134,7 +135,7 @@ function writeEvent(
     if (venue && venue.geoLat !== null && venue.geoLng !== null && venue.geoLat !== undefined && venue.geoLng !== undefined) {
       w.raw('GEO', `${Number(venue.geoLat)};${Number(venue.geoLng)}`);
     }
-    if (view.categories.length > 0) w.raw('CATEGORIES', view.categories.map((t) => escapeText(t.name)).join(','));
+    if (view.categories.length > 0) w.raw('CATEGORIES', view.categories.map((t) => escapeText(termText(t.name))).join(','));
     const organizer = view.organizers.find((o) => o.record.email);
     if (organizer) w.value('ORGANIZER', `mailto:${organizer.record.email}`, { CN: organizer.record.title || undefined });
     if (view.image) {
