@@ -113,14 +113,14 @@ export const errors = {
   cannotEditOthers: () => new ApiError('rest_cannot_edit_others', 403, 'Sorry, you are not allowed to write posts as another user.'),
   cannotUploadImage: () => invalidImage('Sorry, you are not allowed to set an image by URL (only roles that may upload files can).'),
 
-  // --- events (The Events Calendar) ---
-  eventNotFound: (id: number | string) => new ApiError('rest-event-not-found', 404, `The requested event with ID ${id} was not found.`),
-  invalidEventId: (id: number | string) => new ApiError('rest-invalid-event-id', 400, `The post with ID ${id} is not an event.`),
-  eventNoLongerAvailable: () => new ApiError('event-no-longer-available', 403, 'The requested event is no longer available (it is in the trash).'),
-  eventNotAccessible: () => new ApiError('event-not-accessible', 403, 'The requested event is not accessible.'),
-  eventPasswordProtected: () => new ApiError('event-password-protected', 403, 'The requested event is password protected.'),
-  eventInTrash: (id: number) => new ApiError('event-is-in-trash', 410, `The event with ID ${id} is already in the trash.`),
-  eventPageNotFound: () => new ApiError('event-archive-page-not-found', 404, 'The requested page of events does not exist.'),
+  // --- events (The Events Calendar; messages word for word as the original answers them, tec-6.17 recordings) ---
+  eventNotFound: (id: number | string) => new ApiError('rest-event-not-found', 404, `Event with ID ${id} does not exist.`),
+  invalidEventId: () => new ApiError('rest-invalid-event-id', 400, 'The specified ID is not a valid event.'),
+  eventNoLongerAvailable: () => new ApiError('event-no-longer-available', 403, 'This event is no longer available'),
+  eventNotAccessible: () => new ApiError('event-not-accessible', 403, 'The requested event is not accessible'),
+  eventPasswordProtected: () => new ApiError('event-password-protected', 403, 'The requested event is not accessible without a password'),
+  eventInTrash: () => new ApiError('event-is-in-trash', 410, 'The event is already trashed'),
+  eventPageNotFound: () => new ApiError('event-archive-page-not-found', 404, 'The requested event archive page does not exist'),
 
   // --- recurring events (FEATURES.md §1) ---
   eventOccurrenceGone: (id: number) =>

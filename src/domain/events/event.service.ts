@@ -190,7 +190,7 @@ export class EventService {
   async getRecord(actor: Actor, id: number): Promise<EventRecord> {
     const record = await this.storage.events.find(id);
     if (!record) {
-      if ((await this.storage.posts.typeOf(id)) !== undefined) throw errors.invalidEventId(id);
+      if ((await this.storage.posts.typeOf(id)) !== undefined) throw errors.invalidEventId();
       if ((await this.storage.series.occurrence(id))?.state === 'gone') throw errors.eventOccurrenceGone(id);
       throw errors.eventNotFound(id);
     }
