@@ -40,6 +40,10 @@ describe('slugs', () => {
     assert.equal(sanitizeSlug('New Year’s Eve Gala 2022 → 2023'), 'new-years-eve-gala-2022-→-2023');
     assert.equal(sanitizeSlug('Café Crème & Crêpes — Soirée Française'), 'cafe-creme-crepes-soiree-francaise');
     assert.equal(sanitizeSlug('Ünïcödé Ümlaut Fest — „Grü“'), 'unicode-umlaut-fest-gru');
+    // anonymous/events/single/58.json: the zero-width joiners of the emoji dropped, the variation selector kept
+    assert.equal(sanitizeSlug('Family day 👨\u200d👩\u200d👧\u200d👦 &#038; 🏳️\u200d🌈 parade'), 'family-day-👨👩👧👦-🏳️🌈-parade');
+    assert.equal(sanitizeSlug('a\u200bb \ufeffc\u200e • d'), 'ab-c-d');
+    assert.equal(sanitizeSlug('Cafe\u0301'), 'cafe');
   });
 
   it('numbers taken slugs from 2, looking them up in batches', async () => {

@@ -6,7 +6,14 @@
  * percent-encodes them; readable slugs serve our clients better), so a slug imported from a WordPress site
  * stays the same slug here.
  */
-const DROPPED = /[¡¿«»‹›‘’‚‛“”„‟′″©®°…™´˜¨\u00ad]/g;
+const DROPPED = /[¡¿«»‹›‘’‚‛“”„‟′″•©®°…™´ˊ˜¨\u00ad]/g;
+/**
+ * What sanitize_title strips before anything else: characters without a width (zero-width space, non-joiner and
+ * joiner — the `👨‍👩‍👧` of a family emoji comes apart, as recorded from a TEC 6.17 site —, direction marks and
+ * embeddings, the byte order mark, the object replacement character) and the combining acute, grave, macron and
+ * caron (a decomposed Latin letter keeps its letter; a Greek one loses the mark, as in WordPress).
+ */
+const WIDTHLESS = /[\u0300\u0301\u0304\u030c\u0341\u200b-\u200f\u202a-\u202e\ufeff\ufffc]/g;
 const DASHES = /[.\u00a0\u2013\u2014/]/g;
 
 /**
@@ -56,6 +63,7 @@ export function sanitizeAnySlug(input: string): string {
     input
       .replace(/<[^>]*>/g, '')
       .replace(/&[a-z0-9#]+;/gi, '')
+      .replace(WIDTHLESS, '')
       .normalize('NFD')
       .replace(/(\p{Script=Latin})\p{M}+/gu, '$1')
       .normalize('NFC')
