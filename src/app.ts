@@ -65,7 +65,7 @@ export interface BuildOptions {
 
 const QUERY_OPTIONS: qs.IParseOptions = {
   // a `%` that starts no escape is a `%`, as PHP reads it (qs would leave every escape of that text undecoded)
-  decoder: (text, decode, charset) => decode(text.replace(/%(?![0-9a-fA-F]{2})/g, '%25'), decode, charset),
+  decoder: (text, decode, charset) => decode(text.includes('%') ? text.replace(/%(?![0-9a-fA-F]{2})/g, '%25') : text, decode, charset),
   depth: 5,
   arrayLimit: 200,
   parameterLimit: 1000,
