@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { DELETED, localEvents, recordedSite, relist, rowCounts, runImport, TRASHED, unlist, zero } from '../helpers/tec-import.js';
-import { ADMIN_APP_PASSWORD, TecSite } from '../helpers/tec-site.js';
+import { ADMIN_APP_PASSWORD, type SiteEntry, TecSite } from '../helpers/tec-site.js';
 
 describe('importing a TEC site again', () => {
   let t: TestApp;
@@ -165,6 +165,22 @@ describe('pruning after a run with an application password, without it', () => {
     for (const [i, id] of [78, 79, 80, 81, 82, 83].entries()) assert.equal(await statusOf(local, id), statuses[i], `event ${id}`);
     const warning = pruned.report.warnings.find((w: any) => /never pruned/.test(w.reason));
     assert.equal(warning?.remote_id, '78, 79, 80, 81, 82, 83');
+    // the draft venue and organizer (recorded: they answer 403 to anyone else) are still on the site too
+    assert.equal(pruned.report.resources.venues.trashed, 0, JSON.stringify(pruned.report.resources.venues));
+    assert.equal(pruned.report.resources.organizers.trashed, 0, JSON.stringify(pruned.report.resources.organizers));
+    for (const [kind, id] of [
+      ['venue', 18],
+      ['organizer', 27],
+    ] as const) {
+      const row = await t.storage.db
+        .selectFrom('import_map')
+        .select('local_id')
+        .where('kind', '=', kind)
+        .where('remote_id', '=', String(id))
+        .executeTakeFirstOrThrow();
+      const local = await t.get(`/${kind}s/${row.local_id}`, { as: 'administrator' });
+      assert.equal(local.body.status, 'draft', `${kind} ${id}`);
+    }
     assert.deepEqual(site.misses, []);
   });
 
@@ -176,5 +192,66 @@ describe('pruning after a run with an application password, without it', () => {
     assert.deepEqual(pruned.report.resources.events, { ...zero, trashed: 1, unchanged: 156 });
     assert.equal((await t.get(`/events/${local.get('127.0.0.1?id=161').id}`, { as: 'administrator' })).body.code, 'event-no-longer-available');
     assert.equal(await statusOf(local, 82), 'private');
+  });
+
+  it('keeps a draft venue and organizer no event shows any more (they answer 403 by id); trashes them once the site has them no more', async () => {
+    const mapped = async (kind: 'venue' | 'organizer', id: number) => {
+      const row = await t.storage.db
+        .selectFrom('import_map')
+        .select('local_id')
+        .where('kind', '=', kind)
+        .where('remote_id', '=', String(id))
+        .executeTakeFirstOrThrow();
+      return (await t.get(`/${kind}s/${row.local_id}`, { as: 'administrator' })).body;
+    };
+    // the events that showed venue 18 and organizer 27 show them no more: this pass sees neither
+    const unlinked = (entry: SiteEntry): SiteEntry => {
+      if (!entry.path.includes('/events') || !entry.body.startsWith('{')) return entry;
+      const body = JSON.parse(entry.body);
+      const unlink = (e: any) => {
+        if (e?.venue?.id === 18) e.venue = [];
+        if (Array.isArray(e?.organizer)) e.organizer = e.organizer.filter((o: any) => o.id !== 27);
+      };
+      if (Array.isArray(body.events)) body.events.forEach(unlink);
+      else unlink(body);
+      return { ...entry, body: JSON.stringify(body) };
+    };
+    site.transform = unlinked;
+    const pruned = await runImport(t, { url: site.url, prune: true });
+    assert.equal(pruned.state, 'done', pruned.failure);
+    assert.equal(pruned.report.resources.venues.trashed, 0);
+    assert.equal(pruned.report.resources.organizers.trashed, 0);
+    assert.equal((await mapped('venue', 18)).status, 'draft');
+    assert.equal((await mapped('organizer', 27)).status, 'draft');
+    for (const [resource, id] of [
+      ['venues', '18'],
+      ['organizers', '27'],
+    ]) {
+      assert.ok(
+        pruned.report.warnings.some((w: any) => w.resource === resource && w.remote_id === id && /still on the site .*never pruned/.test(w.reason)),
+        `${resource}: ${JSON.stringify(pruned.report.warnings)}`,
+      );
+    }
+    // now gone from the site: their URLs answer as the site answers an id that is no post (400)
+    const gone = {
+      code: 'rest_invalid_param',
+      message: 'Invalid parameter(s): id',
+      data: { status: 400, params: { id: 'Invalid parameter.' }, details: [] },
+    };
+    site.transform = (entry) =>
+      /\/(venues\/18|organizers\/27)$/.test(entry.path) ? { ...entry, status: 400, body: JSON.stringify(gone) } : unlinked(entry);
+    const again = await runImport(t, { url: site.url, prune: true });
+    relist(site);
+    assert.equal(again.report.resources.venues.trashed, 1);
+    assert.equal(again.report.resources.organizers.trashed, 1);
+    assert.equal((await mapped('venue', 18)).status, 'trash');
+    assert.equal((await mapped('organizer', 27)).status, 'trash');
+    // back on the site (the recorded answers again): the events link a new copy, none fails
+    const back = await runImport(t, { url: site.url });
+    assert.equal(back.state, 'done', back.failure);
+    assert.equal(back.report.resources.events.failed, 0, JSON.stringify(back.report.warnings));
+    assert.equal(back.report.resources.venues.created, 1);
+    const linked = (await mapped('venue', 18)) as any;
+    assert.equal(linked.status, 'draft');
   });
 });

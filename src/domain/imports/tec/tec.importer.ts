@@ -246,17 +246,40 @@ export class TecImporter {
     }
     const services = this.servicesIn(this.storage);
     for (const kind of ['event', 'venue', 'organizer'] as const) {
+      const kept: string[] = [];
       for (const row of run.writer.cache.all(kind)) {
         if (row.seenPass === run.cp.pass || row.localId <= 0) continue;
         const local = kind === 'event' ? await this.storage.events.find(row.localId) : await this.storage.linked(kind).find(row.localId);
         if (!local || local.status === 'trash') continue;
         if (kind === 'event' && run.options.since && 'startDate' in local && local.startDate < `${run.options.since} 00:00:00`) continue;
+        // a venue or organizer no list or event showed this pass may still be on the site (a draft or private one
+        // an earlier run read with an application password, linked to no event this run could read): asked by id,
+        // it is gone only when the site says so (400 or 404: no such post; 200 in its trash)
+        if (kind !== 'event' && (await this.stillOnSite(run, kind, row.remoteId))) {
+          kept.push(row.remoteId);
+          continue;
+        }
         if (!run.options.dryRun) {
           if (kind === 'event') await services.events.remove(run.actor, row.localId);
           else await services[kind === 'venue' ? 'venues' : 'organizers'].remove(run.actor, row.localId);
         }
         count(run.report, kind, 'trashed');
       }
+      if (kept.length > 0) {
+        const shown = kept.slice(0, 50).join(', ');
+        warn(run.report, kind, shown, `${kept.length} ${kind}s not seen by this run are still on the site (they answer 401 or 403): never pruned`);
+      }
+    }
+  }
+
+  /** Whether the site still has a venue or organizer (asked by id; a failed request counts as still there). */
+  private async stillOnSite(run: TecRun, kind: 'venue' | 'organizer', remoteId: string): Promise<boolean> {
+    try {
+      const res = await run.client.getJson(apiUrl(run.site, `/${kind}s/${encodeURIComponent(remoteId)}`));
+      if (res.status === 200) return str(res.json as Json, 'status') !== 'trash';
+      return res.status !== 400 && res.status !== 404 && res.status !== 410;
+    } catch {
+      return true;
     }
   }
 }

@@ -200,7 +200,9 @@ export async function writeLinked(
   const input: Record<string, unknown> = { ...fields, author: w.settings.authorId, ...(image !== undefined ? { image } : {}) };
   const hash = hashOf(input);
   const known = w.same(kind, rid, hash, str(remote, 'modified_utc') || null);
-  if (known) return w.done(kind, 'unchanged', known.localId);
+  // (unchanged on the site, but a copy here in the trash — pruned when the site had it no more, or trashed by
+  // hand — is no record to link events to: made again below)
+  if (known && (await tx.linked(kind).find(known.localId))?.status !== 'trash') return w.done(kind, 'unchanged', known.localId);
   const service = w.servicesIn(tx)[kind === 'venue' ? 'venues' : 'organizers'] as LinkedService<'venue'>;
   const row = {
     kind,
