@@ -167,6 +167,28 @@ describe('recurring events', () => {
       assert.equal(res.body.code, 'rest_invalid_param');
       assert.ok('recurrence' in res.body.data.params, lines.join(' '));
     }
+    // dates that leave the years iCalendar can write (9999 at most) once placed in UTC or in the zone (was a 500)
+    for (const [zone, line] of [
+      [NY, 'RRULE:FREQ=YEARLY;INTERVAL=2;UNTIL=99991231'],
+      [NY, 'RRULE:FREQ=YEARLY;INTERVAL=2;UNTIL=99991231T230000'],
+      ['Europe/Berlin', 'RDATE:99991231T235959Z'],
+    ]) {
+      const res = await t.post('/events', {
+        as: 'administrator',
+        json: { title: 'Refused', timezone: zone, start_date: '2025-10-27 09:00', end_date: '2025-10-27 10:00', recurrence: [line] },
+      });
+      assert.equal(res.status, 400, `${line}: ${res.text}`);
+      assert.ok('recurrence' in res.body.data.params, line);
+    }
+    // an UNTIL that is in year 10000 as a wall time east of UTC is still an instant of 9999 (was a 500 too)
+    const late = await series({
+      timezone: 'Europe/Berlin',
+      start_date: '2025-10-27 09:00',
+      end_date: '2025-10-27 10:00',
+      recurrence: ['RRULE:FREQ=YEARLY;INTERVAL=2;UNTIL=99991231T235959Z'],
+    });
+    assert.deepEqual(late.recurrence, ['RRULE:FREQ=YEARLY;INTERVAL=2;UNTIL=99991231T235959Z']);
+    assert.equal((await t.del(`/events/${late.id}`, { as: 'administrator', query: { force: 'true' } })).status, 200);
     const afterTotal = (await t.get('/events', { as: 'administrator', query: { status: 'any', start_date: '2000-01-01', end_date: '2099-01-01' } }))
       .body.total;
     assert.equal(afterTotal, before);

@@ -83,6 +83,19 @@ function wallOf(y: string, mo: string, d: string, h = '0', mi = '0', s = '0'): W
 
 const midnight = (w: WallTime): WallTime => atTimeOfDay(w, 0, 0, 0);
 
+/** The last wall time iCalendar can write: its dates have four-digit years (RFC 5545 §3.3.4). */
+const LAST_WALL_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
+
+/**
+ * A date placed in the series' zone or in UTC, refused when that takes it out of years 0001–9999 (20000101T… is no
+ * date-time, and the rule library threw on it: a 500).
+ */
+function writable(w: WallTime, what: string, value: string): WallTime {
+  if (w.year < 1 || w.year > 9999)
+    throw new RecurrenceError(`${what} "${value}" is out of range (years 0001 to 9999) in the series' zone or in UTC.`);
+  return w;
+}
+
 /**
  * A date value of RDATE/EXDATE/UNTIL as a wall time in the series' zone. UTC values (`Z`) are converted; `TZID`
  * values must name the series' zone (anything else would be ambiguous about which wall time is meant); floating
@@ -96,7 +109,7 @@ function readWhen(value: string, tzid: string | undefined, frame: SeriesFrame, w
   if (tzid !== undefined && tzid !== frame.zone.name) {
     throw new RecurrenceError(`${what} uses TZID=${tzid}; dates of this series are in its own zone, ${frame.zone.name}.`);
   }
-  const local = m[7] === 'Z' ? msToWall(wallToMs(wall) + frame.zone.offsetAt(wallToMs(wall)) * 60_000) : wall;
+  const local = writable(m[7] === 'Z' ? msToWall(wallToMs(wall) + frame.zone.offsetAt(wallToMs(wall)) * 60_000) : wall, what, value);
   if (frame.allDay) return midnight(local);
   // a bare date on a timed series means that day at the series' time of day
   if (m[4] === undefined) return atTimeOfDay(local, frame.start.hour, frame.start.minute, frame.start.second);
@@ -264,10 +277,10 @@ function normalUntil(v: string, frame: SeriesFrame): string {
     // zone skipped (Pacific/Apia's 2011-12-30, whose 23:59:59 moves forward with the gap to 31 December 23:59:59,
     // taking in that whole day; found by recurrence.oracle.test.ts)
     const nextDay = msToWall(wallToMs(wallOf(m[1], m[2], m[3]) as WallTime) + 86_400_000);
-    return `${compactWall(msToWall(zonedWallToUtcMs(nextDay, frame.zone) - 1000))}Z`;
+    return `${compactWall(writable(msToWall(zonedWallToUtcMs(nextDay, frame.zone) - 1000), 'UNTIL', v))}Z`;
   }
   if (m[7] === 'Z') return v;
-  return `${compactWall(msToWall(zonedWallToUtcMs(readWhen(v, undefined, frame, 'UNTIL'), frame.zone)))}Z`;
+  return `${compactWall(writable(msToWall(zonedWallToUtcMs(readWhen(v, undefined, frame, 'UNTIL'), frame.zone)), 'UNTIL', v))}Z`;
 }
 
 function tooMany(): RecurrenceError {
@@ -407,7 +420,8 @@ function floatingRule(rec: Recurrence, frame: SeriesFrame, purpose: 'expand' | '
     const ms = wallToMs(utc);
     const around = purpose === 'expand' ? [ms - 86_400_000, ms, ms + 86_400_000] : [ms];
     const offset = Math.max(...around.map((at) => frame.zone.offsetAt(at)));
-    return `UNTIL=${compactWall(msToWall(ms + offset * 60_000))}Z`;
+    // (an UNTIL late on 9999-12-31 UTC is in year 10000 east of UTC: the last wall time there is, as late)
+    return `UNTIL=${compactWall(msToWall(Math.min(ms + offset * 60_000, LAST_WALL_MS)))}Z`;
   });
   return new RRuleTemporal({
     rruleString: rule,
