@@ -353,6 +353,58 @@ describe('recurring events', () => {
     assert.equal(notOccurrence.body.code, 'event-not-occurrence');
   });
 
+  it('refuses to split at an extra date (RDATE) the rule would restart from on other dates, and changes nothing', async () => {
+    for (const [rule, extra] of [
+      // the weekday of a WEEKLY rule comes from DTSTART: from a Wednesday it would give Wednesdays (and COUNT one less)
+      ['RRULE:FREQ=WEEKLY;COUNT=5', '20300313T090000'],
+      ['RRULE:FREQ=WEEKLY;UNTIL=20300401T130000Z', '20300313T090000'],
+      // so does a MONTHLY rule's day of the month
+      ['RRULE:FREQ=MONTHLY', '20300320T090000'],
+      // and every rule's time of day
+      ['RRULE:FREQ=WEEKLY;BYDAY=MO,WE;COUNT=6', '20300312T150000'],
+    ]) {
+      const s = await series({
+        timezone: NY,
+        start_date: '2030-03-04 09:00',
+        end_date: '2030-03-04 10:00',
+        recurrence: [rule, `RDATE;TZID=${NY}:${extra}`],
+      });
+      const occ = await occurrencesOf(s.id, { end_date: '2030-12-31' });
+      const at = occ.find((o) => o.start_date.slice(0, 10) === `${extra.slice(0, 4)}-${extra.slice(4, 6)}-${extra.slice(6, 8)}`);
+      const res = await t.post(`/events/${at.id}/split`, { as: 'administrator', json: { title: 'Later' } });
+      assert.equal(res.status, 400, `${rule}: ${res.text}`);
+      assert.equal(res.body.code, 'rest_invalid_param');
+      assert.deepEqual((await t.get(`/events/${s.id}`)).body.recurrence, s.recurrence);
+      assert.deepEqual(await occurrencesOf(s.id, { end_date: '2030-12-31' }), occ);
+      // (the unbounded one would reach the later tests' windows)
+      assert.equal((await t.del(`/events/${s.id}`, { as: 'administrator', query: { force: 'true' } })).status, 200);
+    }
+    // an RDATE the rule can restart from splits at it: with BYDAY given and an UNTIL, a Friday changes nothing after it
+    const ok = await series({
+      timezone: NY,
+      start_date: '2030-03-04 09:00',
+      end_date: '2030-03-04 10:00',
+      recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=MO,WE;UNTIL=20300320T130000Z', `RDATE;TZID=${NY}:20300308T090000`],
+    });
+    const okOcc = await occurrencesOf(ok.id);
+    const split = await t.post(`/events/${okOcc[2].id}/split`, { as: 'administrator', json: {} });
+    assert.equal(split.status, 201, split.text);
+    assert.deepEqual(
+      [...(await occurrencesOf(ok.id)), ...(await occurrencesOf(split.body.id))].map((o) => [o.id, o.start_date]),
+      okOcc.map((o) => [o.id, o.start_date]),
+    );
+    // with INTERVAL=2 a Monday RDATE in the week between is in the other weeks' cadence: refused
+    const odd = await series({
+      timezone: NY,
+      start_date: '2030-03-04 09:00',
+      end_date: '2030-03-04 10:00',
+      recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=MO;INTERVAL=2;COUNT=4', `RDATE;TZID=${NY}:20300311T090000`],
+    });
+    const oddOcc = await occurrencesOf(odd.id);
+    assert.equal((await t.post(`/events/${oddOcc[1].id}/split`, { as: 'administrator', json: {} })).status, 400);
+    assert.equal((await t.post(`/events/${oddOcc[2].id}/split`, { as: 'administrator', json: {} })).status, 201);
+  });
+
   it('drops an exception whose start left the rule on a time change, and reports it (case 16)', async () => {
     const s = await series({ timezone: NY, start_date: '2030-05-06 09:00', end_date: '2030-05-06 10:00', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'] });
     const occ = await occurrencesOf(s.id);

@@ -34,7 +34,7 @@ import {
 } from './event.js';
 import { canonicalZoneName, computeEventDates, readDate } from './event-dates.js';
 import { parseSearch, resolveDateWindow } from './event-query.js';
-import { describeRecurrence, expand, type Recurrence, reframe, splitRecurrence } from './recurrence.js';
+import { describeRecurrence, expand, type Instance, type Recurrence, RecurrenceError, reframe, splitRecurrence } from './recurrence.js';
 import { changedProperties, frameOf, overriddenBy, readRecurrence, SeriesKeeper } from './series.js';
 import { writtenView } from './written-view.js';
 
@@ -821,7 +821,7 @@ export class EventService {
         const rule = await this.series.storedRule(tx, seriesId, frame, frame);
         if (!rule) throw errors.eventNotRecurring(seriesId);
         const at = splitAt(rule, frame, row.originalStart);
-        const { before, after } = splitRecurrence(rule, frame, at);
+        const { before, after } = splitAround(rule, frame, at);
         const moving = (await tx.series.occurrencesOf(seriesId)).filter((o) => o.originalStartUtc >= row.originalStartUtc).map((o) => o.id);
         const base = await this.inputOf(tx, master);
         const merged: EventInput = {
@@ -1052,6 +1052,16 @@ export class EventService {
     if (wasPublished) for (const t of before) deltas.set(t, (deltas.get(t) ?? 0) - 1);
     if (isPublished) for (const t of after) deltas.set(t, (deltas.get(t) ?? 0) + 1);
     await tx.terms.adjustCounts(deltas);
+  }
+}
+
+/** The recurrence cut at a split instance (see splitRecurrence); a 400 naming the id where it cannot be cut there. */
+function splitAround(rule: Recurrence, frame: ReturnType<typeof frameOf>, at: Instance) {
+  try {
+    return splitRecurrence(rule, frame, at);
+  } catch (error) {
+    if (error instanceof RecurrenceError) throw errors.invalidParam('id', `Invalid parameter(s): id (${error.message}).`);
+    throw error;
   }
 }
 

@@ -381,12 +381,41 @@ export function splitRecurrence(rec: Recurrence, frame: SeriesFrame, at: Instanc
       : `${compactWall(msToWall(zonedWallToUtcMs(at.originalWall, frame.zone) - 1000))}Z`;
     beforeRule = `${rec.rule.replace(/;UNTIL=[^;]*/, '')};UNTIL=${end}`;
   }
+  assertRestartable(rec, frame, at, afterRule);
   const side = (rule: string | undefined, keep: (w: WallTime) => boolean): Recurrence => {
     const rdates = rec.rdates.filter(keep);
     const exdates = rec.exdates.filter(keep);
     return reframe({ lines: [], rule, bounded: rule ? /COUNT=|UNTIL=/.test(rule) : true, rdates, exdates }, frame);
   };
   return { before: side(beforeRule, (w) => wallToMs(w) < atMs), after: side(afterRule, (w) => wallToMs(w) >= atMs) };
+}
+
+/** The longest one period of each FREQ lasts (how far the check below looks ahead in an unbounded rule). */
+const PERIOD_MS: Readonly<Record<string, number>> = { DAILY: 86_400_000, WEEKLY: 7 * 86_400_000, MONTHLY: 31 * 86_400_000, YEARLY: 366 * 86_400_000 };
+
+/**
+ * A split's new series starts at the split instance, and its rule restarts there. From an instance the rule gives,
+ * it gives the same instances after it; from an extra date (RDATE) off the rule it may not: the weekday, day of the
+ * month, time of day and INTERVAL period a rule leaves unsaid come from DTSTART, and DTSTART counts towards COUNT
+ * (E7). Refused then, rather than moving the later occurrences (a WEEKLY split at a Wednesday RDATE gave Wednesdays).
+ */
+function assertRestartable(rec: Recurrence, frame: SeriesFrame, at: Instance, afterRule: string | undefined): void {
+  if (!rec.rule || !afterRule) return;
+  const from = wallToMs(at.originalWall);
+  const interval = Number(/INTERVAL=(\d+)/.exec(rec.rule)?.[1] ?? 1);
+  const period = PERIOD_MS[/FREQ=(\w+)/.exec(rec.rule)?.[1] ?? ''] ?? PERIOD_MS.YEARLY;
+  const limit = rec.bounded ? undefined : msToWall(Math.min(from + Math.max(3 * interval * period, PERIOD_MS.YEARLY), LAST_WALL_MS));
+  const walls = (r: Recurrence, f: SeriesFrame) =>
+    expand({ ...r, rdates: [], exdates: [] }, f, limit)
+      .map((i) => wallToMs(i.originalWall))
+      .filter((ms) => ms >= from);
+  const expected = [...new Set([from, ...walls(rec, frame)])].sort((a, b) => a - b);
+  const restart: SeriesFrame = { ...frame, start: at.originalWall, end: msToWall(from + wallToMs(frame.end) - wallToMs(frame.start)) };
+  if (walls({ ...rec, rule: afterRule }, restart).join() !== expected.join()) {
+    throw new RecurrenceError(
+      'the rule cannot start again at this occurrence, an extra date (RDATE) off the rule: it would give other dates after it',
+    );
+  }
 }
 
 // ---- expansion -----------------------------------------------------------------------------------------
