@@ -43,7 +43,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'The caller may not do this, or may not read this item (`rest_forbidden`, `*-not-accessible`).',
   404: 'No such route, item, or page (`rest_no_route`, `rest-event-not-found`, `*-archive-page-not-found`).',
   304: 'Not Modified: the copy the request names is current — its tag is in If-None-Match, or (without If-None-Match) it was not modified after If-Modified-Since. No body; the same ETag.',
-  410: 'The item is already in the trash (`*-is-in-trash`).',
+  410: 'The item is already in the trash (`*-is-in-trash`), or is an occurrence its series no longer has (`event-occurrence-gone`).',
   412: 'A condition sent does not hold (`precondition-failed`): the item changed since the ETag in If-Match (or since If-Unmodified-Since), or it does not exist. Nothing was written.',
   413: 'The body is larger than BODY_LIMIT (`rest_payload_too_large`).',
   415: 'The body is neither JSON nor form-encoded (`rest_unsupported_media_type`).',

@@ -246,6 +246,18 @@ describe('recurring events', () => {
       assert.equal(gone.status, 410);
       assert.equal(gone.body.code, 'event-occurrence-gone');
     }
+    // a legacy client writing to an old id hears the same (it was a 404, as for an id that never was)
+    for (const write of [
+      () => t.post(`/events/${ids[0]}`, { as: 'administrator', json: { title: 'X' } }),
+      () => t.put(`/events/${ids[1]}`, { as: 'administrator', json: { title: 'X' } }),
+      () => t.patch(`/events/${ids[2]}`, { as: 'administrator', json: { title: 'X' } }),
+      () => t.del(`/events/${ids[3]}`, { as: 'administrator' }),
+    ]) {
+      const gone = await write();
+      assert.equal(gone.status, 410, gone.text);
+      assert.equal(gone.body.code, 'event-occurrence-gone');
+    }
+    assert.equal((await t.del(`/events/${ids[3]}`)).status, 401);
   });
 
   it('lets a v1 client edit one occurrence, which becomes an exception (case 12), and cancel one (case 13)', async () => {

@@ -149,6 +149,8 @@ const EVENT: PostKind<EventRecord, EventDetails> = {
   notFound: errors.eventNotFound,
   wrongType: errors.invalidEventId,
   inTrash: errors.eventInTrash,
+  // writes to an occurrence id a rule change removed answer as reads do (FEATURES.md §1.5: 410)
+  gone: async (s, id) => ((await s.series.occurrence(id))?.state === 'gone' ? errors.eventOccurrenceGone(id) : undefined),
   store: (s) => s.events,
 };
 

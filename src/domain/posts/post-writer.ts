@@ -37,6 +37,8 @@ export interface PostKind<R extends PostRecord, D> {
   readonly notFound: (id: number) => ApiError;
   readonly wrongType: (id: number) => ApiError;
   readonly inTrash: (id: number) => ApiError;
+  /** A kind's answer for an id it knew once (an occurrence its series' rule no longer gives), else undefined. */
+  readonly gone?: (storage: Storage, id: number) => Promise<ApiError | undefined>;
   store(storage: Storage): PostKindStore<R, D>;
 }
 
@@ -107,7 +109,7 @@ export class PostWriter<R extends PostRecord, D> {
   async authorize(actor: Actor, verb: Verb, id: number): Promise<void> {
     const judged = await judge(this.storage, actor, verb, id);
     if (judged.verdict === 'forbidden') throw errors.forbidden(isAuthenticated(actor));
-    if (judged.verdict === 'missing') throw this.kind.notFound(id);
+    if (judged.verdict === 'missing') throw (await this.kind.gone?.(this.storage, id)) ?? this.kind.notFound(id);
     if (judged.access.type !== this.kind.type) throw this.kind.wrongType(id);
     if (verb === 'delete' && judged.access.status === 'trash') throw this.kind.inTrash(id);
   }

@@ -198,7 +198,7 @@ export function eventRoutes(): RouteSpec[] {
       path: '/events/:id',
       lastModified: true,
       summary: 'Read an event.',
-      errors: [403, 404],
+      errors: [403, 404, 410],
       args: { id: idArg },
       responses: single,
       async handler(ctx) {
@@ -222,7 +222,7 @@ export function eventRoutes(): RouteSpec[] {
       methods: UPDATE_METHODS,
       path: '/events/:id',
       summary: 'Update an event; fields left out are unchanged, null clears.',
-      errors: [403, 404],
+      errors: [403, 404, 410],
       allowed: (actor, params, services) => services.mayWritePost(actor, 'edit', Number(params.id)),
       item: byId,
       args: { id: idArg, ...eventUpdateArgs },
