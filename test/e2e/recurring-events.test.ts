@@ -212,6 +212,37 @@ describe('recurring events', () => {
     assert.equal((await occurrencesOf(s.id))[1].occurrence_key, `${s.id}_20251103`);
   });
 
+  it("keeps an UNTIL rule's last day when a series turns all-day and back, in UNTIL's form for each (E5)", async () => {
+    // the UTC date of UNTIL is a day off the local one east of UTC (Tokyo) and late in the day west of it (Los Angeles)
+    for (const [zone, time, utcUntil] of [
+      ['Asia/Tokyo', '08:00', '20330208T230000Z'],
+      ['America/Los_Angeles', '20:00', '20330210T040000Z'],
+    ]) {
+      const s = await series({
+        timezone: zone,
+        start_date: `2033-02-07 ${time}`,
+        end_date: `2033-02-07 ${time}`,
+        recurrence: [`RRULE:FREQ=DAILY;UNTIL=20330209T${time.replace(':', '')}00`],
+      });
+      assert.deepEqual(s.recurrence, [`RRULE:FREQ=DAILY;UNTIL=${utcUntil}`]);
+      const days = async () => (await occurrencesOf(s.id)).map((o) => o.start_date.slice(0, 10));
+      assert.deepEqual(await days(), ['2033-02-07', '2033-02-08', '2033-02-09']);
+      const allDay = await t.patch(`/events/${s.id}`, { as: 'administrator', json: { all_day: true } });
+      assert.equal(allDay.status, 200, allDay.text);
+      assert.deepEqual(allDay.body.recurrence, ['RRULE:FREQ=DAILY;UNTIL=20330209'], zone);
+      assert.deepEqual(await days(), ['2033-02-07', '2033-02-08', '2033-02-09'], zone);
+      const timed = await t.patch(`/events/${s.id}`, {
+        as: 'administrator',
+        json: { all_day: false, start_date: `2033-02-07 ${time}`, end_date: `2033-02-07 ${time}` },
+      });
+      assert.equal(timed.status, 200, timed.text);
+      // a timed series' UNTIL is UTC (RFC 5545 §3.3.10): the end of that local day
+      assert.match(timed.body.recurrence[0], /;UNTIL=\d{8}T\d{6}Z$/, zone);
+      assert.deepEqual(await days(), ['2033-02-07', '2033-02-08', '2033-02-09'], zone);
+      assert.match((await t.get(`/events/${s.id}.ics`)).text, /\r\nRRULE:FREQ=DAILY;UNTIL=\d{8}T\d{6}Z\r\n/);
+    }
+  });
+
   it('keeps occurrence ids through a rename and gives new ones when the rule moves them (case 11)', async () => {
     const s = await series({
       timezone: NY,

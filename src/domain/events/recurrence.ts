@@ -345,13 +345,23 @@ export function parseRecurrence(lines: readonly string[], frame: SeriesFrame): R
 
 /**
  * The same recurrence written for another frame (the series' zone or all-day flag changed): dates keep their
- * wall times, and are written back in the new frame's form.
+ * wall times, and are written back in the new frame's form. UNTIL takes the new frame's form too (E5): a UTC
+ * UNTIL becomes its local date in an all-day series (not its UTC date, a day off east of UTC), a date becomes
+ * the end of that local day in UTC in a timed one (a date UNTIL with a TZID DTSTART is no RFC 5545 rule).
  */
 export function reframe(rec: Recurrence, frame: SeriesFrame): Recurrence {
   const rdates = rec.rdates.map((w) => (frame.allDay ? midnight(w) : w));
   const exdates = rec.exdates.map((w) => (frame.allDay ? midnight(w) : w));
-  let rule = rec.rule;
-  if (rule && frame.allDay) rule = rule.replace(/UNTIL=(\d{8})T\d{6}Z/, 'UNTIL=$1');
+  const until = (v: string) => {
+    try {
+      return normalUntil(v, frame);
+    } catch (error) {
+      // past the years iCalendar writes in the new frame: the last there is
+      if (error instanceof RecurrenceError) return frame.allDay ? '99991231' : '99991231T235959Z';
+      throw error;
+    }
+  };
+  const rule = rec.rule?.replace(/UNTIL=(\d{8}(?:T\d{6}Z)?)/, (_, v: string) => `UNTIL=${until(v)}`);
   const lines = [
     ...(rule ? [`RRULE:${rule}`] : []),
     ...rdates.map((w) => `RDATE${writeWhen(w, frame)}`),
