@@ -97,6 +97,23 @@ describe('iCalendar export', () => {
     assert.equal((events[0].getFirstPropertyValue('dtstart') as ICAL.Time).isDate, true);
   });
 
+  it('writes no DTEND for an event that ends when it starts (RFC 5545 §3.8.2.2: DTEND must be later; §3.6.1: none means that)', async () => {
+    const e = await create({ title: 'Deadline', timezone: NY, start_date: '2027-01-05 17:00:00', end_date: '2027-01-05 17:00:00' });
+    const s = await create({
+      title: 'Deadlines',
+      timezone: NY,
+      start_date: '2027-01-06 17:00:00',
+      end_date: '2027-01-06 17:00:00',
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=2'],
+    });
+    for (const id of [e.id, s.id]) {
+      const { res, events } = await feed(`/events/${id}.ics`);
+      assert.doesNotMatch(res.text, /\r\nDTEND/);
+      const event = new ICAL.Event(events[0]);
+      assert.equal(event.endDate.compare(event.startDate), 0);
+    }
+  });
+
   it('exports a series as one VEVENT with its rule, EXDATE for a cancelled occurrence and an override with RECURRENCE-ID (case 5)', async () => {
     const s = await create({
       title: 'Weekly',

@@ -123,7 +123,8 @@ function writeEvent(
   when(w, 'DTSTART', parseWall(e.startDate), form);
   // all-day: DTEND is the day after the last one (exclusive, RFC 5545 §3.6.1)
   if (form.allDay) when(w, 'DTEND', msToWall(wallToMs(parseWall(e.endDate.slice(0, 10).concat(' 00:00:00'))) + 86_400_000), form);
-  else when(w, 'DTEND', parseWall(e.endDate), form);
+  // one that ends when it starts has none: DTEND must be later than DTSTART (§3.8.2.2), and none means that (§3.6.1)
+  else if (e.endDate !== e.startDate) when(w, 'DTEND', parseWall(e.endDate), form);
   extra(w);
   w.text('SUMMARY', e.title);
   const locked = e.password !== '';
