@@ -114,6 +114,14 @@ describe('iCalendar export', () => {
     }
   });
 
+  it('writes GEO as RFC 5545 FLOATs (no exponent), to six decimal places', async () => {
+    const venue = await t.post('/venues', { as: 'administrator', json: { venue: 'Near Null Island', geo_lat: 0.0000001, geo_lng: -12.34567891 } });
+    assert.equal(venue.status, 201, venue.text);
+    const e = await create({ title: 'Geo', venue: venue.body.id, start_date: '2027-01-07 10:00:00', end_date: '2027-01-07 11:00:00' });
+    const { res } = await feed(`/events/${e.id}.ics`);
+    assert.match(res.text, /\r\nGEO:0;-12\.345679\r\n/);
+  });
+
   it('exports a series as one VEVENT with its rule, EXDATE for a cancelled occurrence and an override with RECURRENCE-ID (case 5)', async () => {
     const s = await create({
       title: 'Weekly',

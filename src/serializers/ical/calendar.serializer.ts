@@ -94,6 +94,13 @@ function dateList(w: IcalWriter, name: string, walls: readonly WallTime[], form:
   else w.raw(name, walls.map((x) => compactUtc(zonedWallToUtcMs(x, getZone(form.zoneName)))).join(','));
 }
 
+/** A FLOAT (RFC 5545 §3.3.7: digits, never an exponent, which String(1e-7) writes) to GEO's six decimal places (§3.8.1.6). */
+const icalFloat = (n: number) =>
+  n
+    .toFixed(6)
+    .replace(/\.?0+$/, '')
+    .replace(/^-0$/, '0');
+
 function venueLine(view: EventView): string | undefined {
   const venue = view.venue?.record;
   if (!venue) return undefined;
@@ -134,7 +141,7 @@ function writeEvent(
     w.text('LOCATION', venueLine(view));
     const venue = view.venue?.record;
     if (venue && venue.geoLat !== null && venue.geoLng !== null && venue.geoLat !== undefined && venue.geoLng !== undefined) {
-      w.raw('GEO', `${Number(venue.geoLat)};${Number(venue.geoLng)}`);
+      w.raw('GEO', `${icalFloat(Number(venue.geoLat))};${icalFloat(Number(venue.geoLng))}`);
     }
     if (view.categories.length > 0) w.raw('CATEGORIES', view.categories.map((t) => escapeText(termText(t.name))).join(','));
     const organizer = view.organizers.find((o) => o.record.email);
