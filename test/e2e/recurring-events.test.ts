@@ -396,7 +396,7 @@ describe('recurring events', () => {
     assert.equal(notOccurrence.body.code, 'event-not-occurrence');
   });
 
-  it('refuses to split at an extra date (RDATE) the rule would restart from on other dates, and changes nothing', async () => {
+  it('refuses to split where the rule would restart on other dates or times (an RDATE, a DST gap), and changes nothing', async () => {
     for (const [rule, extra] of [
       // the weekday of a WEEKLY rule comes from DTSTART: from a Wednesday it would give Wednesdays (and COUNT one less)
       ['RRULE:FREQ=WEEKLY;COUNT=5', '20300313T090000'],
@@ -446,6 +446,24 @@ describe('recurring events', () => {
     const oddOcc = await occurrencesOf(odd.id);
     assert.equal((await t.post(`/events/${oddOcc[1].id}/split`, { as: 'administrator', json: {} })).status, 400);
     assert.equal((await t.post(`/events/${oddOcc[2].id}/split`, { as: 'administrator', json: {} })).status, 201);
+    // nor from an occurrence moved out of the spring gap: its new series would be at 03:30 every day after it
+    const gap = await series({
+      timezone: NY,
+      start_date: '2030-03-08 02:30',
+      end_date: '2030-03-08 03:00',
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=5'],
+    });
+    const gapOcc = await occurrencesOf(gap.id);
+    assert.equal(gapOcc[2].start_date, '2030-03-10 03:30:00');
+    const refused = await t.post(`/events/${gapOcc[2].id}/split`, { as: 'administrator', json: {} });
+    assert.equal(refused.status, 400, refused.text);
+    assert.deepEqual(await occurrencesOf(gap.id), gapOcc);
+    const next = await t.post(`/events/${gapOcc[3].id}/split`, { as: 'administrator', json: {} });
+    assert.equal(next.status, 201, next.text);
+    assert.deepEqual(
+      (await occurrencesOf(next.body.id)).map((o) => [o.id, o.start_date]),
+      gapOcc.slice(3).map((o) => [o.id, o.start_date]),
+    );
   });
 
   it('drops an exception whose start left the rule on a time change, and reports it (case 16)', async () => {

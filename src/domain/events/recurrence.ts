@@ -404,10 +404,12 @@ export function splitRecurrence(rec: Recurrence, frame: SeriesFrame, at: Instanc
 const PERIOD_MS: Readonly<Record<string, number>> = { DAILY: 86_400_000, WEEKLY: 7 * 86_400_000, MONTHLY: 31 * 86_400_000, YEARLY: 366 * 86_400_000 };
 
 /**
- * A split's new series starts at the split instance, and its rule restarts there. From an instance the rule gives,
- * it gives the same instances after it; from an extra date (RDATE) off the rule it may not: the weekday, day of the
- * month, time of day and INTERVAL period a rule leaves unsaid come from DTSTART, and DTSTART counts towards COUNT
- * (E7). Refused then, rather than moving the later occurrences (a WEEKLY split at a Wednesday RDATE gave Wednesdays).
+ * A split's new series starts where the split instance is (its start_date), and its rule restarts there. From an
+ * instance the rule gives, it gives the same instances after it; from an extra date (RDATE) off the rule it may not:
+ * the weekday, day of the month, time of day and INTERVAL period a rule leaves unsaid come from DTSTART, and DTSTART
+ * counts towards COUNT (E7); nor from an instance moved out of a DST gap (02:30 → 03:30), whose later days would
+ * all be at 03:30. Refused then, rather than moving the later occurrences (a WEEKLY split at a Wednesday RDATE gave
+ * Wednesdays).
  */
 function assertRestartable(rec: Recurrence, frame: SeriesFrame, at: Instance, afterRule: string | undefined): void {
   if (!rec.rule || !afterRule) return;
@@ -420,10 +422,11 @@ function assertRestartable(rec: Recurrence, frame: SeriesFrame, at: Instance, af
       .map((i) => wallToMs(i.originalWall))
       .filter((ms) => ms >= from);
   const expected = [...new Set([from, ...walls(rec, frame)])].sort((a, b) => a - b);
-  const restart: SeriesFrame = { ...frame, start: at.originalWall, end: msToWall(from + wallToMs(frame.end) - wallToMs(frame.start)) };
+  const startMs = wallToMs(at.startWall);
+  const restart: SeriesFrame = { ...frame, start: at.startWall, end: msToWall(startMs + wallToMs(frame.end) - wallToMs(frame.start)) };
   if (walls({ ...rec, rule: afterRule }, restart).join() !== expected.join()) {
     throw new RecurrenceError(
-      'the rule cannot start again at this occurrence, an extra date (RDATE) off the rule: it would give other dates after it',
+      'the rule cannot start again at this occurrence (an extra date off the rule, or a time moved out of a DST gap): it would give other times after it',
     );
   }
 }
