@@ -122,6 +122,19 @@ describe('iCalendar export', () => {
     assert.match(res.text, /\r\nGEO:0;-12\.345679\r\n/);
   });
 
+  it('writes image URLs as URIs (RFC 3986): spaces, quotes and non-ASCII characters encoded', async () => {
+    const e = await create({
+      title: 'Image',
+      image: 'https://exämple.org/bild ü"1".png',
+      start_date: '2027-01-08 10:00:00',
+      end_date: '2027-01-08 11:00:00',
+    });
+    const { events } = await feed(`/events/${e.id}.ics`);
+    for (const name of ['image', 'attach']) {
+      assert.equal(events[0].getFirstPropertyValue(name), 'https://xn--exmple-cua.org/bild%20%C3%BC%221%22.png', name);
+    }
+  });
+
   it('exports a series as one VEVENT with its rule, EXDATE for a cancelled occurrence and an override with RECURRENCE-ID (case 5)', async () => {
     const s = await create({
       title: 'Weekly',

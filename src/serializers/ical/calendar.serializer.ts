@@ -94,6 +94,18 @@ function dateList(w: IcalWriter, name: string, walls: readonly WallTime[], form:
   else w.raw(name, walls.map((x) => compactUtc(zonedWallToUtcMs(x, getZone(form.zoneName)))).join(','));
 }
 
+/**
+ * A URI value (RFC 5545 §3.3.13 is RFC 3986's URI): a stored URL may hold what no URI may (an external image's
+ * spaces, quotes, non-ASCII characters), percent-encoded here as a browser would send them.
+ */
+function uri(url: string): string {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url;
+  }
+}
+
 /** A FLOAT (RFC 5545 §3.3.7: digits, never an exponent, which String(1e-7) writes) to GEO's six decimal places (§3.8.1.6). */
 const icalFloat = (n: number) =>
   n
@@ -136,7 +148,7 @@ function writeEvent(
   w.text('SUMMARY', e.title);
   const locked = e.password !== '';
   w.text('DESCRIPTION', locked ? 'Content is protected.' : htmlToText(e.content));
-  w.value('URL', eventPermalink(view, urls), { VALUE: 'URI' });
+  w.value('URL', uri(eventPermalink(view, urls)), { VALUE: 'URI' });
   if (!locked) {
     w.text('LOCATION', venueLine(view));
     const venue = view.venue?.record;
@@ -147,8 +159,8 @@ function writeEvent(
     const organizer = view.organizers.find((o) => o.record.email);
     if (organizer) w.value('ORGANIZER', `mailto:${organizer.record.email}`, { CN: organizer.record.title || undefined });
     if (view.image) {
-      w.value('IMAGE', view.image.url, { VALUE: 'URI', DISPLAY: 'BADGE' });
-      w.value('ATTACH', view.image.url, { FMTTYPE: view.image.mimeType || undefined });
+      w.value('IMAGE', uri(view.image.url), { VALUE: 'URI', DISPLAY: 'BADGE' });
+      w.value('ATTACH', uri(view.image.url), { FMTTYPE: view.image.mimeType || undefined });
     }
   }
   w.raw('STATUS', e.status === 'publish' || e.status === 'private' ? 'CONFIRMED' : 'TENTATIVE');
