@@ -95,6 +95,12 @@ export class Storage {
     await this.dialect.lock(this.db, key);
   }
 
+  /** Inside `transaction()`: holds the post's other writers off until the transaction ends (read-modify-writes). */
+  async lockPost(id: number): Promise<void> {
+    if (!this.inTransaction) throw new Error('lockPost() needs a transaction');
+    await this.dialect.lockPost(this.db, id);
+  }
+
   translateError(error: unknown): unknown {
     return error instanceof StorageError ? error : this.dialect.translateError(error);
   }

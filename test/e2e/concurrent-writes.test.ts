@@ -269,3 +269,69 @@ describe('a delete racing other writes of the same record (PostgreSQL reads befo
     }
   });
 });
+
+describe('updates racing other writes of the same event (PostgreSQL reads before either writes)', () => {
+  let t: TestApp;
+  before(async () => (t = await createTestApp()));
+  after(() => t.close());
+
+  const makeEvent = async (title: string, json: Record<string, unknown> = {}) =>
+    (await t.post('/events', { as: 'administrator', json: { title, start_date: '2031-05-01 10:00', end_date: '2031-05-01 11:00', ...json } })).body;
+
+  it('concurrent updates of its categories and tags: every term counts the event once or not at all', async () => {
+    const cats = await Promise.all([0, 1, 2, 3].map((i) => makeCategory(t, { name: `Shuffled ${i}` })));
+    const e = await makeEvent('Shuffled', { categories: [cats[0].id] });
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        t.patch(`/events/${e.id}`, {
+          as: 'administrator',
+          json:
+            i % 5 === 4
+              ? { status: i % 2 ? 'draft' : 'publish' }
+              : { categories: [cats[i % 4].id, cats[(i + 1) % 4].id].slice(0, 1 + (i % 2)), tags: [`shuffled-${i % 3}`] },
+        }),
+      ),
+    );
+    for (const r of answers) assert.equal(r.status, 200, r.text);
+    const final = (await t.get(`/events/${e.id}`, { as: 'administrator' })).body;
+    const published = final.status === 'publish';
+    const terms = await t.storage.db.selectFrom('terms').select(['id', 'name', 'count']).execute();
+    const carried = new Set([...final.categories, ...final.tags].map((x: any) => x.id));
+    for (const term of terms) {
+      assert.equal(Number(term.count), published && carried.has(term.id) ? 1 : 0, `count of ${term.name}`);
+    }
+  });
+
+  it('an update of its dates and one of all_day at once: both stand', async () => {
+    for (let round = 0; round < 5; round++) {
+      const e = await makeEvent(`Both ${round}`);
+      const answers = await Promise.all([
+        t.patch(`/events/${e.id}`, { as: 'administrator', json: { start_date: '2031-06-01 10:00', end_date: '2031-06-01 11:00' } }),
+        t.patch(`/events/${e.id}`, { as: 'administrator', json: { all_day: true } }),
+      ]);
+      for (const r of answers) assert.equal(r.status, 200, r.text);
+      const final = (await t.get(`/events/${e.id}`, { as: 'administrator' })).body;
+      assert.equal(final.all_day, true);
+      assert.equal(final.start_date, '2031-06-01 00:00:00');
+    }
+  });
+
+  it('updates while it is trashed: the change log ends with the status it has', async () => {
+    for (let round = 0; round < 5; round++) {
+      const e = await makeEvent(`Trashed while edited ${round}`);
+      const answers = await Promise.all([
+        t.del(`/events/${e.id}`, { as: 'administrator' }),
+        ...Array.from({ length: 4 }, (_, i) => t.patch(`/events/${e.id}`, { as: 'administrator', json: { cost: String(i) } })),
+      ]);
+      for (const r of answers) assert.equal(r.status, 200, r.text);
+      const logged = await t.storage.db
+        .selectFrom('changes')
+        .select(['op', 'status'])
+        .where('resource_type', '=', 'event')
+        .where('resource_id', '=', e.id)
+        .orderBy('seq')
+        .execute();
+      assert.deepEqual(logged.at(-1)?.status, 'trash', JSON.stringify(logged));
+    }
+  });
+});

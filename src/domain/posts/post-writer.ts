@@ -183,6 +183,10 @@ export class PostWriter<R extends PostRecord, D> {
       this.storage.transaction(async (tx) => {
         const store = this.kind.store(tx);
         if (options.guard && !own && !(await tx.posts.claim(options.guard.id, options.guard.version))) throw errors.preconditionFailed();
+        // what follows reads the post, its terms and links, and writes what it computed from them: one writer of
+        // the post at a time (on PostgreSQL two updates read it before either wrote, and the second's term counts,
+        // dates and change-log status were computed from what the first replaced)
+        await tx.lockPost(id);
         const current = await store.find(id);
         if (!current) throw this.kind.notFound(id);
         assertVersion(own, current.version);

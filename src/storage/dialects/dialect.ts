@@ -120,6 +120,12 @@ export interface Dialect {
    * one ends (PostgreSQL advisory locks; SQLite's write transactions are already one at a time).
    */
   lock(trx: Kysely<Database>, key: string): Promise<void>;
+  /**
+   * Inside a write transaction: waits until no other transaction writes this post, and holds its other writers
+   * off until this one ends (PostgreSQL: its row `for update`; SQLite's write transactions are already one at a
+   * time). What is read after it is the post as the last writer committed it.
+   */
+  lockPost(trx: Kysely<Database>, id: number): Promise<void>;
   /** Serialises schema migrations across processes. */
   migrationLock<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /** Driver error → StorageError (or the error itself when unknown). */

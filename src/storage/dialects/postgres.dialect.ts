@@ -283,6 +283,10 @@ export class PostgresDialect implements Dialect {
     await sql`select pg_advisory_xact_lock(hashtext(${key}))`.execute(trx);
   }
 
+  async lockPost(trx: Kysely<Database>, id: number): Promise<void> {
+    await sql`select id from posts where id = ${id} for update`.execute(trx);
+  }
+
   migrationLock<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`.execute(trx);

@@ -534,6 +534,10 @@ export class SqliteDialect implements Dialect {
     // BEGIN IMMEDIATE already makes this transaction the only writer
   }
 
+  async lockPost(): Promise<void> {
+    // BEGIN IMMEDIATE already makes this transaction the only writer
+  }
+
   migrationLock<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
     return this.writeTransaction(fn);
   }
