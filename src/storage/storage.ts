@@ -95,7 +95,10 @@ export class Storage {
     await this.dialect.lock(this.db, key);
   }
 
-  /** Inside `transaction()`: holds the post's other writers off until the transaction ends (read-modify-writes). */
+  /**
+   * Inside `transaction()`: holds the other writers of the post (and of an occurrence's series) off until the
+   * transaction ends, for writes computed from what they read.
+   */
   async lockPost(id: number): Promise<void> {
     if (!this.inTransaction) throw new Error('lockPost() needs a transaction');
     await this.dialect.lockPost(this.db, id);

@@ -335,3 +335,49 @@ describe('updates racing other writes of the same event (PostgreSQL reads before
     }
   });
 });
+
+describe('a series written while its occurrences are (PostgreSQL reads before either writes)', () => {
+  let t: TestApp;
+  before(async () => (t = await createTestApp()));
+  after(() => t.close());
+
+  it('rule changes, splits and edits of its occurrences at once: no occurrence keeps rows its series no longer has', async () => {
+    for (let round = 0; round < 6; round++) {
+      const s = await t.post('/events', {
+        as: 'administrator',
+        json: { title: `Busy ${round}`, start_date: '2031-05-01 10:00', end_date: '2031-05-01 11:00', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=12'] },
+      });
+      assert.equal(s.status, 201, s.text);
+      const occurrences = await t.get(`/events/${s.body.id}/occurrences`, {
+        as: 'administrator',
+        query: { per_page: '50', start_date: '2031-01-01', end_date: '2031-12-31' },
+      });
+      const ids: number[] = occurrences.body.events.map((e: any) => e.id);
+      assert.equal(ids.length, 12);
+      const answers = await Promise.all([
+        t.patch(`/events/${s.body.id}`, { as: 'administrator', json: { recurrence: ['RRULE:FREQ=WEEKLY;COUNT=5'] } }),
+        t.post(`/events/${ids[8]}/split`, { as: 'administrator', json: { title: `Busy ${round} later` } }),
+        ...ids
+          .slice(2, 11)
+          .map((id, i) =>
+            i % 3 === 2
+              ? t.del(`/events/${id}`, { as: 'administrator' })
+              : t.patch(`/events/${id}`, { as: 'administrator', json: { title: `Edited ${i}` } }),
+          ),
+      ]);
+      for (const r of answers) assert.ok(r.status < 500, `${r.status} ${r.text}`);
+      // every row of an occurrence edited alone is one of its series' occurrences, still there
+      const stray = await t.storage.db
+        .selectFrom('posts as p')
+        .leftJoin('occurrences as o', 'o.id', 'p.id')
+        .select(['p.id', 'p.parent_id', 'o.series_id', 'o.state', 'o.own_rows'])
+        .where('p.type', '=', 'event')
+        .where('p.parent_id', '<>', 0)
+        .where((eb) =>
+          eb.or([eb('o.id', 'is', null), eb('o.state', '=', 'gone'), eb('o.own_rows', '=', 0), eb('o.series_id', '<>', eb.ref('p.parent_id'))]),
+        )
+        .execute();
+      assert.deepEqual(stray, [], `round ${round}: ${answers.map((r) => r.status).join(' ')}`);
+    }
+  });
+});

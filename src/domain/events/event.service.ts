@@ -815,7 +815,7 @@ export class EventService {
     const nowMs = this.clock();
     const record = await retryOnConflict(() =>
       this.storage.transaction(async (tx) => {
-        await tx.lock(`series:${seriesId}`);
+        await tx.lockPost(seriesId);
         if (guard && !(await tx.posts.claim(guard.id, guard.version))) throw errors.preconditionFailed();
         const master = await tx.events.find(seriesId);
         if (!master) throw errors.eventNotFound(seriesId);

@@ -248,7 +248,7 @@ export class SeriesKeeper {
     const due = await storage.series.endingBefore(utc);
     for (const id of due) {
       await storage.transaction(async (tx) => {
-        await tx.lock(`series:${id}`);
+        await tx.lockPost(id);
         const series = await tx.series.find(id);
         const master = await tx.events.find(id);
         if (!series || !master || series.bounded || (series.materializedUntil ?? '') >= utc) return;

@@ -250,6 +250,8 @@ export class PostWriter<R extends PostRecord, D> {
     await retryOnConflict(() =>
       this.storage.transaction(async (tx) => {
         const store = this.kind.store(tx);
+        // (an occurrence cancelled gets rows of its own: its series' writers must see them, see lockPost)
+        await tx.lockPost(id);
         const current = await store.find(id);
         if (!current) throw this.kind.notFound(id);
         assertVersion(guard, current.version);

@@ -121,9 +121,9 @@ export interface Dialect {
    */
   lock(trx: Kysely<Database>, key: string): Promise<void>;
   /**
-   * Inside a write transaction: waits until no other transaction writes this post, and holds its other writers
-   * off until this one ends (PostgreSQL: its row `for update`; SQLite's write transactions are already one at a
-   * time). What is read after it is the post as the last writer committed it.
+   * Inside a write transaction: waits until no other transaction writes this post (or, for an occurrence, its
+   * series), and holds their other writers off until this one ends (PostgreSQL: their rows `for update`; SQLite's
+   * write transactions are already one at a time). What is read after it is as the last writer committed it.
    */
   lockPost(trx: Kysely<Database>, id: number): Promise<void>;
   /** Serialises schema migrations across processes. */

@@ -284,7 +284,12 @@ export class PostgresDialect implements Dialect {
   }
 
   async lockPost(trx: Kysely<Database>, id: number): Promise<void> {
-    await sql`select id from posts where id = ${id} for update`.execute(trx);
+    // an occurrence's series too (an occurrence edited alone gets rows of its own, which a change of the series'
+    // rule, a split or the series' trash must see), the series first, as its own writers take them (a split's new
+    // series has a larger id than the occurrences it adopted)
+    await sql`select id from posts where id = ${id} or id = (select series_id from occurrences where id = ${id}) order by id = ${id} for update`.execute(
+      trx,
+    );
   }
 
   migrationLock<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
