@@ -66,6 +66,26 @@ describe('time zones', () => {
     assert.ok(checked > 50_000, `only ${checked} instants`);
   });
 
+  it('converts wall clocks of the years 0–99 with their own offset (local mean time), not one of 1900–1999', () => {
+    // tzdata: New York -4:56:02 and Tokyo +9:18:59 before standard time, as Temporal says (offsets are kept in
+    // whole minutes here, so the minute is compared)
+    for (const [zone, wall] of [
+      ['America/New_York', '0050-06-01 12:00:00'],
+      ['Asia/Tokyo', '0000-06-01 12:00:00'],
+      ['Europe/Paris', '0099-12-31 23:59:59'],
+    ] as const) {
+      const utc = formatUtcMs(zonedWallToUtcMs(w(wall), getZone(zone)));
+      const expected = Temporal.PlainDateTime.from(wall.replace(' ', 'T'))
+        .toZonedDateTime(zone)
+        .toInstant()
+        .toString()
+        .slice(0, 19)
+        .replace('T', ' ');
+      assert.equal(utc.slice(0, 16), expected.slice(0, 16), `${zone} ${wall}`);
+      assert.equal(formatWall(utcMsToZonedWall(zonedWallToUtcMs(w(wall), getZone(zone)), getZone(zone))), wall, `${zone} ${wall} back`);
+    }
+  });
+
   it('converts UTC to wall clocks', () => {
     assert.equal(formatWall(utcMsToZonedWall(Date.UTC(2018, 0, 1, 8), getZone('Asia/Hong_Kong'))), '2018-01-01 16:00:00');
     assert.equal(formatWall(utcMsToZonedWall(Date.UTC(2018, 0, 1, 8), getZone('UTC-3.5'))), '2018-01-01 04:30:00');

@@ -116,7 +116,8 @@ class IanaZone implements Zone {
     const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
     let year = get('year');
     if (parts.find((p) => p.type === 'era')?.value === 'BC') year = 1 - year;
-    const asUtc = Date.UTC(year, get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+    // (wallToMs: Date.UTC would read the years 0–99 as 1900–1999, an offset of centuries)
+    const asUtc = wallToMs({ year, month: get('month'), day: get('day'), hour: get('hour'), minute: get('minute'), second: get('second') });
     const whole = Math.floor(utcMs / 1000) * 1000;
     return Math.round((asUtc - whole) / 60000);
   }
@@ -382,6 +383,11 @@ export function formatUtcMs(ms: number): string {
 /** 0000-01-01 00:00:00 and 10000-01-01 00:00:00 UTC. */
 const ISO_FIRST_MS = -62_167_219_200_000;
 const ISO_END_MS = 253_402_300_800_000;
+
+/** Whether an instant's UTC time is of years 0–9999 (what a stored `YYYY-MM-DD HH:MM:SS` can hold). */
+export function isStorableUtcMs(ms: number): boolean {
+  return ms >= ISO_FIRST_MS && ms < ISO_END_MS;
+}
 
 /** ISO 8601 with the zone's offset, e.g. `2017-01-05T14:23:36-05:00` (JSON-LD dates). */
 export function formatIsoWithOffset(ms: number, zone: Zone): string {

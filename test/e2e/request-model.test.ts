@@ -141,6 +141,31 @@ describe('request model', () => {
     assert.ok(res.body.data.params.start_date);
   });
 
+  it('refuses an event whose wall time is a year 10000 (or -1) instant in UTC, naming the date, and stores nothing', async () => {
+    for (const [json, param] of [
+      [{ start_date: '9999-12-31 22:00:00', end_date: '9999-12-31 23:00:00', timezone: 'America/New_York' }, 'start_date'],
+      [{ start_date: '9999-12-31 12:00:00', end_date: '9999-12-31 23:00:00', timezone: 'America/New_York' }, 'end_date'],
+      [{ start_date: '0000-01-01 00:30:00', end_date: '0000-01-01 05:00:00', timezone: 'Asia/Tokyo' }, 'start_date'],
+    ] as const) {
+      const res = await t.post('/events', { as: 'administrator', json: { title: 'Edge of time', ...json } });
+      assert.equal(res.status, 400, JSON.stringify(json));
+      assert.equal(res.body.code, 'rest_invalid_param');
+      assert.deepEqual(Object.keys(res.body.data.params), [param], JSON.stringify(json));
+    }
+    const found = await t.get('/events', {
+      as: 'administrator',
+      query: { search: 'Edge of time', start_date: '0000-01-01', end_date: '9999-12-31' },
+    });
+    assert.equal(found.body.total ?? found.body.events?.length ?? 0, 0);
+    // the last hour UTC can hold, in New York: fine
+    const fine = await t.post('/events', {
+      as: 'administrator',
+      json: { title: 'Last hour', start_date: '9999-12-31 17:00:00', end_date: '9999-12-31 18:00:00', timezone: 'America/New_York' },
+    });
+    assert.equal(fine.status, 201, fine.text);
+    assert.equal(fine.body.utc_start_date, '9999-12-31 22:00:00');
+  });
+
   it('treats an empty JSON body as no parameters', async () => {
     const res = await t.post('/categories', { as: 'administrator', raw: { type: 'application/json', body: '' } });
     assert.equal(res.status, 400);

@@ -8,12 +8,14 @@ import {
   findZone,
   formatUtcMs,
   formatWall,
+  isStorableUtcMs,
   parseWall,
   utcMsToZonedWall,
   type WallTime,
   type Zone,
   zonedWallToUtcMs,
 } from '../../time/zones.js';
+import { errors } from '../errors.js';
 import type { EventDetails } from './event.js';
 
 export type EventDates = Pick<EventDetails, 'startDate' | 'endDate' | 'startUtc' | 'endUtc' | 'timezone' | 'timezoneAbbr'>;
@@ -49,6 +51,10 @@ export function computeEventDates(start: WallTime, end: WallTime, allDay: boolea
   }
   let startMs = zonedWallToUtcMs(s, zone);
   let endMs = zonedWallToUtcMs(e, zone);
+  // (a wall time late on 9999-12-31 west of UTC, or early on 0000-01-01 east of it, is in no storable UTC year)
+  if (!isStorableUtcMs(startMs))
+    throw errors.invalidParam('start_date', 'Invalid parameter(s): start_date (its UTC time is outside the years 0–9999).');
+  if (!isStorableUtcMs(endMs)) throw errors.invalidParam('end_date', 'Invalid parameter(s): end_date (its UTC time is outside the years 0–9999).');
   if (!allDay) {
     s = utcMsToZonedWall(startMs, zone);
     e = utcMsToZonedWall(endMs, zone);
