@@ -111,7 +111,7 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
   /** The HTML pages, once registered (PAGES on): the router's errors under their paths answer a page. */
   let pages: Pages | undefined;
   const rewriteUrl = (req: IncomingMessage) => {
-    const url = icalAliasUrl(req.url ?? '/', () => utcMsToZonedWall(Date.now(), getZone(config.siteTimezone)));
+    const url = icalAliasUrl(req.url ?? '/', () => utcMsToZonedWall(Date.now(), getZone(config.siteTimezone)), config.pages);
     return config.wpPaths ? canonicalUrl(url) : url;
   };
   const app = Fastify({

@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventView } from '../domain/events/event.service.js';
 import type { LinkedView } from '../domain/linked/linked.service.js';
 import { asksForIcal } from '../http/routes/site/ical-aliases.js';
+import { NAMESPACE } from '../http/urls.js';
 import { chrome } from './chrome.js';
 import { eventModel, organizerModel, upcoming, venueModel } from './entity.pages.js';
 import { addDays } from './format.js';
@@ -34,6 +35,7 @@ export async function postPage(pages: Pages, request: FastifyRequest, reply: Fas
 export async function eventPage(pages: Pages, request: FastifyRequest, reply: FastifyReply, slug: string, day: string | undefined) {
   const ctx = pages.context(request);
   const events = ctx.services.events;
+  if (day === undefined && asksForIcal(request.query as Record<string, unknown>)) return eventFile(pages, request, reply, slug);
   let view = await events.getBySlug(ctx.actor, slug).catch(() => undefined);
   if (!view || view.record.kind === 'occurrence') return pages.notFound(request, reply, 'This event');
   if (day !== undefined) {
@@ -54,6 +56,29 @@ export async function eventPage(pages: Pages, request: FastifyRequest, reply: Fa
     view = list.items[0];
   }
   return renderEvent(pages, request, reply, view);
+}
+
+/**
+ * The original's `/event/<slug>/?ical=1`: the event's (or series') file, as its REST feed answers it to this
+ * visitor, at this URL (200, as the original). What the feed does not give — no such slug, an event the visitor
+ * may not read — is the 404 page.
+ */
+async function eventFile(pages: Pages, request: FastifyRequest, reply: FastifyReply, slug: string) {
+  const query = new URLSearchParams(request.url.split('?')[1] ?? '');
+  for (const name of ['ical', 'outlook-ical']) query.delete(name);
+  const rest = `/${NAMESPACE}/events/by-slug/${encodeURIComponent(slug)}.ics${query.size > 0 ? `?${query}` : ''}`;
+  const headers: Record<string, string> = {};
+  for (const name of ['authorization', 'if-none-match', 'if-modified-since', 'accept-encoding']) {
+    const value = request.headers[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  const res = await pages.app.inject({ method: request.method === 'HEAD' ? 'HEAD' : 'GET', url: rest, headers });
+  if (res.statusCode !== 200 && res.statusCode !== 304) return pages.notFound(request, reply, 'This event');
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (value !== undefined && name !== 'content-length' && name !== 'connection' && name !== 'transfer-encoding' && name !== 'date')
+      reply.header(name, value);
+  }
+  return reply.code(res.statusCode).send(res.rawPayload);
 }
 
 async function renderEvent(pages: Pages, request: FastifyRequest, reply: FastifyReply, view: EventView) {

@@ -462,7 +462,30 @@ describe('calendar pages: list, event, venue and organizer pages', () => {
     assert.match(String(view.headers['content-type']), /^text\/calendar/);
     const one = await t.app.inject({ method: 'GET', url: `/event/${upcoming[0].slug}/?ical=1` });
     assert.equal(one.statusCode, 200);
+    assert.match(String(one.headers['content-type']), /^text\/calendar/);
     assert.match(one.body, new RegExp(`SUMMARY:${upcoming[0].title}`));
+    const direct = await t.app.inject({ method: 'GET', url: `/calendar/events/v1/events/by-slug/${upcoming[0].slug}.ics` });
+    assert.equal(one.body, direct.body);
+    assert.equal(one.headers.etag, direct.headers.etag);
+    const current = await t.app.inject({
+      method: 'GET',
+      url: `/event/${upcoming[0].slug}/?ical=1`,
+      headers: { 'if-none-match': String(one.headers.etag) },
+    });
+    assert.equal(current.statusCode, 304);
+    // no such event, or one the visitor may not read: the 404 page, not the API's error
+    const hidden = await makeEvent(t, {
+      title: 'Members only',
+      status: 'private',
+      start_date: '2031-05-02 10:00:00',
+      end_date: '2031-05-02 11:00:00',
+    });
+    assert.ok(hidden.slug);
+    for (const url of ['/event/no-such-event/?ical=1', `/event/${hidden.slug}/?ical=1`]) {
+      const missing = await page(t, url);
+      assert.equal(missing.status, 404, url);
+      assert.match(String(missing.headers['content-type']), /^text\/html/, url);
+    }
     // one occurrence's page: its series' file
     const occurrence = await t.app.inject({ method: 'GET', url: `/event/${series.slug}/2030-06-10/?ical=1` });
     assert.equal(occurrence.statusCode, 302);

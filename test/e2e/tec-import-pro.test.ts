@@ -213,5 +213,12 @@ describe('a slug taken here already (case 10)', () => {
     const moved = await t.app.inject({ method: 'GET', url: '/event/summer-arts-festival/' });
     assert.equal(moved.statusCode, 301);
     assert.equal(moved.headers.location, 'http://calendar.test/event/summer-arts-festival-2/');
+    // a subscription to the old site's file of the event follows it too
+    const file = await t.app.inject({ method: 'GET', url: '/event/summer-arts-festival/?ical=1' });
+    assert.equal(file.statusCode, 301);
+    assert.equal(file.headers.location, 'http://calendar.test/event/summer-arts-festival-2/?ical=1');
+    const followed = await t.app.inject({ method: 'GET', url: '/event/summer-arts-festival-2/?ical=1' });
+    assert.equal(followed.statusCode, 200);
+    assert.match(followed.body, /SUMMARY:Summer Arts Festival/);
   });
 });

@@ -37,6 +37,8 @@ describe("the original's iCalendar URLs", () => {
       '/calendar/events/v1/events.ics?tags=free&start_date=2027-05-01&end_date=2027-05-31',
     );
     assert.equal(alias('/event/summer-fest/?ical=1'), '/calendar/events/v1/events/by-slug/summer-fest.ics');
+    // with the pages on, the event's page answers it (an unknown slug is its 404 page)
+    assert.equal(icalAliasUrl('/event/summer-fest/?ical=1', today, true), '/event/summer-fest/?ical=1');
     // one occurrence's page is left to the page route (an imported Pro occurrence's path redirects first)
     assert.equal(alias('/event/monday-choir/2026-12-07/?ical=1'), '/event/monday-choir/2026-12-07/?ical=1');
     assert.equal(alias('/?post_type=tribe_events&ical=1'), '/calendar/events/v1/events.ics');

@@ -51,9 +51,10 @@ function viewWindow(view: string[], today: { year: number; month: number; day: n
 
 /**
  * The REST feed URL a calendar URL with `ical=1` stands for; the URL itself when it is not one. `today` is the
- * site's current date (for `/events/month/` and `/events/today/`).
+ * site's current date (for `/events/month/` and `/events/today/`); `eventPages`: an event's page (PAGES on)
+ * answers its `?ical=1` itself.
  */
-export function icalAliasUrl(url: string, today: () => { year: number; month: number; day: number }): string {
+export function icalAliasUrl(url: string, today: () => { year: number; month: number; day: number }, eventPages = false): string {
   const at = url.indexOf('?');
   if (at < 0) return url;
   const params = new URLSearchParams(url.slice(at + 1));
@@ -88,7 +89,9 @@ export function icalAliasUrl(url: string, today: () => { year: number; month: nu
   }
   // (one occurrence's page, `/event/<slug>/<YYYY-MM-DD>/`, is answered by the page route: such a path may be an
   // imported Pro occurrence's, which redirects.routes.ts sends to the event it became, query and all)
-  if (segments[0] === 'event' && segments.length === 2) return feed(`/events/by-slug/${segments[1]}.ics`);
+  // (with the pages on, an event's page answers its own `?ical=1`: an unknown slug is the 404 page there, and an
+  // imported event's old slug redirects to its page here first, query and all — see entity.routes.ts)
+  if (segments[0] === 'event' && segments.length === 2) return eventPages ? url : feed(`/events/by-slug/${segments[1]}.ics`);
   if (segments[0] !== 'events') return url;
   let rest = segments.slice(1);
   const filter: Record<string, string> = {};
