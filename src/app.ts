@@ -9,8 +9,10 @@ import type { ServerOptions as HttpsOptions } from 'node:https';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import qs from 'qs';
 import type { Config } from './config/config.js';
+import { isAuthenticated } from './domain/actor.js';
 import { errors } from './domain/errors.js';
 import { MAX_DOCUMENT_BYTES } from './domain/imports/fetch.js';
+import { canImport } from './domain/imports/import.service.js';
 import { createServices, type Services } from './domain/services.js';
 import { CATEGORIES, TAGS } from './domain/terms/term.js';
 import type { WebhookObjects } from './domain/webhooks/webhook.service.js';
@@ -186,6 +188,15 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
     const route = req.routeOptions.url ?? '';
     if (!route.endsWith(IMPORTS_PATH)) return done(errors.unsupportedMediaType(String(req.headers['content-type'] ?? '')), undefined);
     return done(null, String(body).replace(/^\uFEFF/, ''));
+  });
+  // …and refused before it is read where it cannot be taken (another route, a caller who may not import): the
+  // parser above runs only once all of it has arrived, which would hold 10 MB for anyone, on any route
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    const type = request.headers['content-type'];
+    if (request.is404 || type === undefined || !CALENDAR_TYPE.test(type)) return payload;
+    if (!(request.routeOptions.url ?? '').endsWith(IMPORTS_PATH)) throw errors.unsupportedMediaType(type);
+    if (!canImport(request.actor)) throw errors.forbidden(isAuthenticated(request.actor));
+    return payload;
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (_req, body, done) => {
     // UTF-8 or nothing, as JSON bodies: raw bytes and percent-escapes alike (qs keeps a `%FF` it cannot

@@ -100,6 +100,24 @@ describe('limits and hostile clients', () => {
     assert.equal(jsonBody(chunked).code, 'rest_bad_request');
   });
 
+  it('refuses an iCalendar body (10 MB allowed for imports) before reading it, where it cannot be taken', async () => {
+    // the 10 MB limit is for those who may import; anyone else, or any other route, is answered at once, as a
+    // JSON body over BODY_LIMIT is: the server does not wait for (nor hold) megabytes it will refuse
+    const head = (path: string, auth = '') =>
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: text/calendar\r\nContent-Length: 9000000\r\n${auth}\r\nBEGIN:VCALENDAR\r\n`;
+    const cases: [string, string, number, string][] = [
+      ['/calendar/events/v1/events', '', 415, 'rest_unsupported_media_type'],
+      ['/calendar/events/v1/categories', '', 415, 'rest_unsupported_media_type'],
+      ['/calendar/events/v1/imports', '', 401, 'rest_forbidden'],
+      ['/calendar/events/v1/imports', `Authorization: Basic ${Buffer.from('nobody:wrong').toString('base64')}\r\n`, 401, 'incorrect_password'],
+    ];
+    for (const [path, auth, status, code] of cases) {
+      const res = await raw(port, [head(path, auth), { pause: 800 }], 800);
+      assert.match(res, new RegExp(`^HTTP/1\\.1 ${status}`), `${path} ${auth}: ${res.split('\r\n')[0]}`);
+      assert.equal(jsonBody(res).code, code);
+    }
+  });
+
   it('serves many connections at once', async () => {
     const results = await Promise.all(
       Array.from({ length: 200 }, () => fetch(`http://127.0.0.1:${port}/calendar/events/v1/events`).then((r) => r.status)),
