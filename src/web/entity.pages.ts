@@ -22,7 +22,7 @@ export interface VenueModel {
   /** Address lines, without the empty ones. */
   readonly address: readonly string[];
   readonly phone: string;
-  readonly website: string;
+  readonly website: string | undefined;
   /** A map of the place: OpenStreetMap at its coordinates, or a search for its address. */
   readonly mapUrl: string | undefined;
   readonly description: string;
@@ -34,7 +34,7 @@ export interface OrganizerModel {
   readonly url: string;
   readonly phone: string;
   readonly email: string;
-  readonly website: string;
+  readonly website: string | undefined;
   readonly description: string;
 }
 
@@ -71,6 +71,9 @@ function lines(...parts: (string | undefined)[]): string[] {
   return parts.map((p) => (p ?? '').trim()).filter((p) => p !== '');
 }
 
+/** A website to link: http(s) only (a `javascript:` one stored before imports checked, or by the services, is not). */
+const httpWebsite = (website: string | null | undefined): string | undefined => (website && /^https?:\/\//i.test(website) ? website : undefined);
+
 export function venueModel(ctx: PageContext, v: LinkedView<VenueRecord>): VenueModel {
   const r = v.record;
   const cityLine = lines(r.city, r.stateprovince, r.zip).join(', ');
@@ -87,7 +90,7 @@ export function venueModel(ctx: PageContext, v: LinkedView<VenueRecord>): VenueM
     url: ctx.urls.permalink('venue', r.slug, r.id, r.status),
     address,
     phone: r.phone,
-    website: r.website,
+    website: httpWebsite(r.website),
     mapUrl,
     description: sanitizeHtml(autop(r.content)),
   };
@@ -101,7 +104,7 @@ export function organizerModel(ctx: PageContext, o: LinkedView<OrganizerRecord>)
     url: ctx.urls.permalink('organizer', r.slug, r.id, r.status),
     phone: r.phone,
     email: r.email,
-    website: r.website,
+    website: httpWebsite(r.website),
     description: sanitizeHtml(autop(r.content)),
   };
 }
@@ -148,7 +151,7 @@ export async function eventModel(ctx: PageContext, view: EventView): Promise<Eve
     organizers: view.organizers.map((o) => organizerModel(ctx, o)),
     categories: view.categories.map((t) => ({ name: termText(t.name), url: `${ctx.urls.home}/events/category/${encodeURIComponent(t.slug)}/` })),
     tags: view.tags.map((t) => ({ name: termText(t.name), url: `${ctx.urls.home}/events/tag/${encodeURIComponent(t.slug)}/` })),
-    website: e.website && /^https?:\/\//i.test(e.website) ? e.website : undefined,
+    website: httpWebsite(e.website),
     customFields: e.customFields.map((f) => ({ label: htmlToText(f.label), valueHtml: sanitizeHtml(f.value) })),
     descriptionHtml: description,
     jsonLd: eventJsonLd(view, item.url),

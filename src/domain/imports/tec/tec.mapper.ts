@@ -200,7 +200,7 @@ export function eventFields(remote: Json, dates: EventDates, status: string, sit
     ...dates,
     cost: mapCost(remote),
     // the original answers its permalink when no website was set: then there is none here either
-    website: website === str(remote, 'url') ? undefined : unescapeHtml(website),
+    website: website === str(remote, 'url') ? undefined : httpWebsite(unescapeHtml(website)) || undefined,
     showMap: bool(remote, 'show_map'),
     showMapLink: bool(remote, 'show_map_link'),
     hideFromListings: bool(remote, 'hide_from_listings'),
@@ -208,6 +208,15 @@ export function eventFields(remote: Json, dates: EventDates, status: string, sit
     sticky: bool(remote, 'sticky'),
     customFields: customFields(remote, warn),
   };
+}
+
+/**
+ * A website as the API takes one: an absolute http(s) URL, else none ('') — a site's `javascript:` or `data:`
+ * link, which `POST /venues` refuses, is not stored from an import either.
+ */
+function httpWebsite(value: string): string {
+  const trimmed = value.trim();
+  return /^https?:\/\/[^\s/?#]+\S*$/i.test(trimmed) ? trimmed : '';
 }
 
 const VENUE_TEXT = ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince'] as const;
@@ -223,7 +232,7 @@ export function linkedFields(kind: 'venue' | 'organizer', remote: Json, status: 
     status,
     dateUtc: publicationUtc(remote, siteZone),
   };
-  for (const k of kind === 'venue' ? VENUE_TEXT : ORGANIZER_TEXT) out[k] = str(remote, k);
+  for (const k of kind === 'venue' ? VENUE_TEXT : ORGANIZER_TEXT) out[k] = k === 'website' ? httpWebsite(str(remote, k)) : str(remote, k);
   if (kind === 'venue') {
     out.showMap = remote.show_map === undefined ? true : bool(remote, 'show_map');
     out.showMapLink = remote.show_map_link === undefined ? true : bool(remote, 'show_map_link');
