@@ -191,12 +191,13 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
   });
   // …and refused before it is read where it cannot be taken (another route, a caller who may not import): the
   // parser above runs only once all of it has arrived, which would hold 10 MB for anyone, on any route
-  app.addHook('preParsing', async (request, _reply, payload) => {
+  // (a callback hook: every request passes here, a promise apiece would be a cost for nothing)
+  app.addHook('preParsing', (request, _reply, payload, done) => {
     const type = request.headers['content-type'];
-    if (request.is404 || type === undefined || !CALENDAR_TYPE.test(type)) return payload;
-    if (!(request.routeOptions.url ?? '').endsWith(IMPORTS_PATH)) throw errors.unsupportedMediaType(type);
-    if (!canImport(request.actor)) throw errors.forbidden(isAuthenticated(request.actor));
-    return payload;
+    if (request.is404 || type === undefined || !CALENDAR_TYPE.test(type)) return done(null, payload);
+    if (!(request.routeOptions.url ?? '').endsWith(IMPORTS_PATH)) return done(errors.unsupportedMediaType(type));
+    if (!canImport(request.actor)) return done(errors.forbidden(isAuthenticated(request.actor)));
+    done(null, payload);
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (_req, body, done) => {
     // UTF-8 or nothing, as JSON bodies: raw bytes and percent-escapes alike (qs keeps a `%FF` it cannot
