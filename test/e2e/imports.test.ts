@@ -236,6 +236,11 @@ describe('iCalendar import', () => {
       'http://127.0.0.1:1/a.ics',
       'http://[::1]/a.ics',
       'http://[::ffff:127.0.0.1]/a.ics',
+      // IPv6 forms that reach IPv4 networks: 6to4 of 10.0.0.1, SIIT of 192.168.0.1, local-use NAT64, Teredo
+      'http://[2002:a00:1::1]/a.ics',
+      'http://[::ffff:0:c0a8:1]/a.ics',
+      'http://[64:ff9b:1::a00:1]/a.ics',
+      'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/a.ics',
       'http://169.254.169.254/',
       'http://10.1.2.3/x',
       'file:///etc/passwd',

@@ -53,6 +53,8 @@ for (const [net, prefix] of [
   ['ff00::', 8], // multicast
   ['2001:db8::', 32], // documentation
   ['100::', 64], // discard
+  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215): whatever IPv4 network the site translates to
+  ['2001::', 32], // Teredo (RFC 4380): tunnels to an IPv4 address that cannot be checked here
 ] as const) {
   blocked.addSubnet(net, prefix, 'ipv6');
 }
@@ -85,6 +87,10 @@ export function isPrivateAddress(address: string): boolean {
   // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) carry an IPv4 address
   if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || (g[5] === 0 && (g[6] !== 0 || g[7] > 1)))) return isPrivateAddress(embeddedV4());
   if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return isPrivateAddress(embeddedV4());
+  // SIIT's translated form (::ffff:0:a.b.c.d, RFC 7915) carries one too
+  if (g.slice(0, 4).every((x) => x === 0) && g[4] === 0xffff && g[5] === 0) return isPrivateAddress(embeddedV4());
+  // 6to4 (2002:AABB:CCDD::/16, RFC 3056) routes to the IPv4 address in its second and third groups
+  if (g[0] === 0x2002) return isPrivateAddress(`${g[1] >> 8}.${g[1] & 0xff}.${g[2] >> 8}.${g[2] & 0xff}`);
   return blocked.check(bare, 'ipv6');
 }
 
