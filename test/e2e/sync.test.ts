@@ -294,6 +294,22 @@ describe('sync tokens', () => {
     assert.equal((await t.post(`/events/${series.id}`, { as: 'administrator', json: { description: 'New words' } })).status, 200);
     const after = await sync(t, 'events', 'editor', full.token);
     assert.deepEqual(after.objects.sort(), [series.id, occurrences[2].id].sort());
+
+    // a rule that no longer gives the edited occurrence removes it: a delete in the log (webhooks say
+    // event.deleted), a tombstone in the sync
+    assert.equal((await t.post(`/events/${series.id}`, { as: 'administrator', json: { recurrence: ['RRULE:FREQ=WEEKLY;COUNT=2'] } })).status, 200);
+    const shorter = await sync(t, 'events', 'editor', after.token);
+    assert.deepEqual(shorter.objects, [series.id]);
+    assert.equal(shorter.removed.get(occurrences[2].id), 'deleted');
+    const last = await t.storage.db
+      .selectFrom('changes')
+      .select(['op'])
+      .where('resource_type', '=', 'event')
+      .where('resource_id', '=', occurrences[2].id)
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    assert.equal(last.op, 'delete');
   });
 
   it('brings a series split in two into the next sync: its rule ends at the split, its modified date with it', async () => {

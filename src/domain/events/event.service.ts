@@ -733,6 +733,8 @@ export class EventService {
           // (both just read in this transaction)
           { master: after, stored },
         );
+        // an exception the new rule removed went with its rows: the log says so (a delete, not the update noted)
+        await tx.changes.noteRemoved('event', removed);
       },
       // an occurrence's slug is its series'
       { keepSlug: (current) => current.kind === 'occurrence', guard },

@@ -142,6 +142,14 @@ export class ChangeStore {
   }
 
   /**
+   * Notes as deletes those of `ids` already noted in this transaction (a series' exceptions, noted before a
+   * write whose new rule then removed them with their rows): their last change is that they are gone.
+   */
+  async noteRemoved(type: ResourceType, ids: readonly number[]): Promise<void> {
+    for (const id of ids) if (this.notes.has(`${type}:${id}`)) await this.note(type, id, 'delete');
+  }
+
+  /**
    * What was noted, as the log's rows and as one `insert` without parameters (see ChangeInsert), and forgets it.
    * Every value is one this store made: a type and an operation of their fixed lists, an integer id, a stamp of
    * digits — checked again here, since the statement has them written into it.
