@@ -136,6 +136,16 @@ describe('events: create', () => {
     assert.equal(past.date, '2020-01-01 10:00:00');
   });
 
+  it("is last modified at its publication date when created, as WordPress inserts it (the recorded site's events), and at the write's time once updated", async () => {
+    const e = await makeEvent(t, { date: '2024-04-14 10:00:00' });
+    assert.deepEqual([e.date, e.modified, e.modified_utc], ['2024-04-14 10:00:00', '2024-04-14 10:00:00', e.date_utc]);
+    const venue = await t.post('/venues', { as: 'administrator', json: { venue: 'Backdated hall', date: '2023-02-01 09:00:00' } });
+    assert.deepEqual([venue.body.date, venue.body.modified], ['2023-02-01 09:00:00', '2023-02-01 09:00:00']);
+    const updated = await t.post(`/events/${e.id}`, { as: 'administrator', json: { title: 'Renamed' } });
+    assert.equal(updated.body.date, '2024-04-14 10:00:00');
+    assert.ok(updated.body.modified > '2026-01-01', updated.body.modified);
+  });
+
   it('reads dates in the event time zone, relative phrases included', async () => {
     const hk = await makeEvent(t, { timezone: 'Asia/Hong_Kong', start_date: '2018-01-01 4pm', end_date: '2018-01-01 6pm' });
     assert.equal(hk.start_date, '2018-01-01 16:00:00');

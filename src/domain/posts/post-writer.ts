@@ -145,8 +145,10 @@ export class PostWriter<R extends PostRecord, D> {
       imageId: await resolveImage(tx, actor, input.image, now),
       date: pub.local,
       dateUtc: pub.utc,
-      modified: now.local,
-      modifiedUtc: now.utc,
+      // a new post was last modified when it is dated, as WordPress' wp_insert_post has it (the recorded TEC
+      // site's events, created with a publication date weeks before, answer that date as `modified`)
+      modified: pub.local,
+      modifiedUtc: pub.utc,
       ...extra,
     };
     const own = await details({ nowMs, now, status });
