@@ -129,7 +129,12 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
     clientErrorHandler,
     // a URL the router cannot decode (`%zz`, a cut multi-byte sequence) gets the one error body too
     frameworkErrors: (error, request, reply) => {
-      const e = error.code === 'FST_ERR_BAD_URL' ? errors.badRequest('The URL is not validly percent-encoded.') : errors.badRequest(error.message);
+      const e =
+        error.code === 'FST_ERR_BAD_URL'
+          ? errors.badRequest('The URL is not validly percent-encoded.')
+          : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? errors.badRequest('A segment of the URL is longer than the 1,000 characters a parameter may hold.')
+            : errors.badRequest(error.message);
       const json = () => void (reply as unknown as FastifyReply).code(e.status).type('application/json; charset=UTF-8').send(e.toBody());
       // under the pages' paths, the HTML 400 page (the API's JSON if that page cannot be built)
       if (pages && isPagePath(request.url)) {

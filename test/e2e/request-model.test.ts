@@ -166,6 +166,13 @@ describe('request model', () => {
     assert.equal(fine.body.utc_start_date, '9999-12-31 22:00:00');
   });
 
+  it('answers a path parameter over 1,000 characters with a 400 that does not repeat the URL', async () => {
+    const res = await t.app.inject({ method: 'GET', url: `/calendar/events/v1/events/by-slug/${'a'.repeat(5000)}` });
+    assert.equal(res.statusCode, 400);
+    assertErrorShape(res.json(), 'rest_bad_request', 400);
+    assert.ok(res.body.length < 300, res.body.slice(0, 300));
+  });
+
   it('treats an empty JSON body as no parameters', async () => {
     const res = await t.post('/categories', { as: 'administrator', raw: { type: 'application/json', body: '' } });
     assert.equal(res.status, 400);
