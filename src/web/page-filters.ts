@@ -82,7 +82,9 @@ export function isFiltered(f: PageFilters): boolean {
 
 /** Slugs (or ids) to term ids; a venue or organizer the visitor may not read matches nothing, as an unknown one. */
 export async function resolveFilters(services: Services, actor: Actor, f: PageFilters): Promise<ResolvedFilters> {
-  const categories = f.categories.length > 0 ? await services.categories.resolveFilter(f.categories) : undefined;
+  // (at the data version of now, as the API's filters: the tree is kept, and the list's roots are taken from the
+  // tree kept last — without a version, from whatever tree an earlier request kept, before the categories moved)
+  const categories = f.categories.length > 0 ? await services.categories.resolveFilter(f.categories, await services.dataVersion()) : undefined;
   const tags = f.tags.length > 0 ? await services.tags.resolveFilter(f.tags) : undefined;
   if ((f.categories.length > 0 && !categories?.length) || (f.tags.length > 0 && !tags?.length)) return { none: true };
   for (const [value, type] of [

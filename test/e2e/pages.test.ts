@@ -575,3 +575,24 @@ describe('calendar pages: embed and configuration', () => {
     }
   });
 });
+
+describe('calendar pages: a category view after the category tree changed', () => {
+  let t: TestApp;
+  before(async () => (t = await createTestApp()));
+  after(() => t.close());
+
+  it('lists the events of the categories now under it, whatever tree an API list read before the change', async () => {
+    const alpha = await makeCategory(t, { name: 'Alpha' });
+    const beta = await makeCategory(t, { name: 'Beta', parent: alpha.id });
+    const inAlpha = await makeEvent(t, { title: 'In alpha', start_date: '+1 week 10am', end_date: '+1 week 11am', categories: [alpha.id] });
+    const inBeta = await makeEvent(t, { title: 'In beta', start_date: '+1 week 1pm', end_date: '+1 week 2pm', categories: [beta.id] });
+    // an API list by category reads the tree (beta under alpha)
+    assert.equal((await t.get('/events', { query: { categories: alpha.slug } })).body.events.length, 2);
+    // the tree turned over: alpha under beta
+    assert.equal((await t.post(`/categories/${beta.id}`, { as: 'administrator', json: { parent: 0 } })).status, 200);
+    assert.equal((await t.post(`/categories/${alpha.id}`, { as: 'administrator', json: { parent: beta.id } })).status, 200);
+    const view = await page(t, `/events/category/${beta.slug}/list/`);
+    assert.equal(view.status, 200);
+    assert.deepEqual(eventIds(view.doc).sort(), [inAlpha.id, inBeta.id].sort());
+  });
+});

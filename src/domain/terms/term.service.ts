@@ -86,7 +86,8 @@ export class TermService {
    * The terms whose subtrees together are exactly `ids` (a resolved filter group), or undefined: tags as they are;
    * for categories the entries nothing else in the group is above, when every category under them is in the group
    * (what resolveFilter makes of categories and their children; not a group in a cycle of parents). From the tree
-   * last kept (the filter's own, resolved in the same request), else read.
+   * last kept (the filter's own, resolved in the same request at its data version: resolved without one, the tree
+   * kept is another request's, perhaps from before the categories moved), else read.
    */
   async rootsOf(ids: readonly number[]): Promise<number[] | undefined> {
     if (ids.length === 0) return undefined;
