@@ -97,4 +97,33 @@ describe('revalidation before the framework', () => {
     const wp = await fetch(`${t.base}/wp-json/tribe/events/v1/events`, { headers: { 'if-none-match': etag } });
     assert.equal(wp.status, 304);
   });
+
+  it('never confirms the tag it matched when the entry was answered anew while the data version was read', async () => {
+    const event = await makeEvent(t, { title: 'Raced' });
+    const path = `/events/${event.id}`;
+    const etag = (await get(t.base, path)).headers.etag;
+    await get(t.base, path);
+    assert.equal(await get(t.base, path, { 'if-none-match': etag }).then((r) => r.status), 304, 'the framework’s 304, learnt');
+    // while the raw server reads the data version for a poller holding `etag`, a write commits and another
+    // request answers the URL anew: the entry the version finds current is no longer the one the tag matched
+    const services = t.app.services;
+    const read = services.dataVersion;
+    let raced = false;
+    services.dataVersion = async () => {
+      if (!raced) {
+        raced = true;
+        assert.equal((await t.post(path, { as: 'administrator', json: { title: 'Raced, renamed' } })).status, 200);
+        assert.equal((await t.get(path)).body.title, 'Raced, renamed');
+      }
+      return read.call(services);
+    };
+    try {
+      const polled = await get(t.base, path, { 'if-none-match': etag });
+      assert.ok(raced);
+      assert.equal(polled.status, 200);
+      assert.equal(JSON.parse(polled.body).title, 'Raced, renamed');
+    } finally {
+      services.dataVersion = read;
+    }
+  });
 });

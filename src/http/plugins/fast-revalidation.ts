@@ -69,7 +69,9 @@ export function registerFastRevalidation(
     markAnsweredBeforeTheFramework(req);
     services.dataVersion().then(
       (version) => {
-        if (!cache.get(key, version, Date.now())) return passLater(req, res);
+        // the entry current now must be the one the tag matched: while the version was read, a write may have
+        // committed and another request answered the URL anew (a new entry under the same key, another tag)
+        if (cache.get(key, version, Date.now())?.headers.etag !== known.etag) return passLater(req, res);
         // the entry's flat headers, its last value this answer's id (writeHead copies them at once)
         const headers = known.headers;
         headers[headers.length - 1] = `req-r${++answered}`;
