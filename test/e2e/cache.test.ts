@@ -119,6 +119,18 @@ describe('response cache', () => {
     assert.deepEqual(cache.stats(), { entries: 1, bytes: 1000 + 256 });
     assert.ok(cache.get('e', 2, 2300));
   });
+
+  it('learns the 304 headers of an entry only from a 304 of that entry', () => {
+    const cache = new ResponseCache(1 << 20);
+    const entry = (version: number, etag: string) => ({ version, expires: 5000, status: 200, headers: { etag }, body: Buffer.from(etag) });
+    cache.set('a', entry(1, '"one"'), 1000);
+    // a 304 answered from the first entry; before its end is heard of, a write and another request keep a second
+    cache.set('a', entry(2, '"two"'), 1000);
+    cache.setNotModified('a', { etag: '"one"', vary: 'Authorization' });
+    assert.equal(cache.peekNotModified('a'), undefined, "the first entry's headers (its tag) are not the second's");
+    cache.setNotModified('a', { etag: '"two"', vary: 'Authorization' });
+    assert.deepEqual(cache.peekNotModified('a'), { etag: '"two"', headers: ['etag', '"two"', 'vary', 'Authorization', 'x-request-id', ''] });
+  });
 });
 
 describe('two apps on two connections to one database (processes: test/integration/processes.test.ts)', () => {

@@ -92,10 +92,14 @@ export class ResponseCache {
     return entry;
   }
 
-  /** Remembers the headers of the framework's 304 for this entry (without its request id: each answer has its own). */
+  /**
+   * Remembers the headers of the framework's 304 for this entry (without its request id: each answer has its own),
+   * when the 304 was of this entry: one answered from an entry that another has replaced since (a write, then a
+   * request that answered the URL anew) carries the old entry's tag, which is not this one's.
+   */
   setNotModified(key: string, headers: Record<string, string>): void {
     const entry = this.entries.get(key);
-    if (entry) entry.notModified = [...Object.entries(headers).flat(), 'x-request-id', ''];
+    if (entry && entry.headers.etag === headers.etag) entry.notModified = [...Object.entries(headers).flat(), 'x-request-id', ''];
   }
 
   /**
