@@ -64,6 +64,21 @@ describe('iCalendar export', () => {
     assert.deepEqual(fromFeed, api.body.events.map((e: any) => e.utc_start_date).sort());
   });
 
+  it('writes a UTC±N event in UTC, without a VTIMEZONE, and without a word on the console', async () => {
+    const e = await create({ title: 'Offset zone', timezone: 'UTC+2', start_date: '2027-04-01 10:00:00', end_date: '2027-04-01 11:00:00' });
+    const said: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void said.push(args);
+    try {
+      const { res, events } = await feed(`/calendar/events/v1/events/${e.id}.ics`);
+      assert.doesNotMatch(res.text, /BEGIN:VTIMEZONE/);
+      assert.equal(utc(events[0].getFirstPropertyValue('dtstart') as ICAL.Time), '2027-04-01 08:00:00');
+    } finally {
+      console.error = original;
+    }
+    assert.deepEqual(said, []);
+  });
+
   it('escapes text so that it round-trips exactly, and folds without splitting a character (case 2)', async () => {
     const title = `Jazz; blues, and \\ backslash\nsecond line 🎷 — ${'é'.repeat(60)}`;
     const e = await create({ title, start_date: '2027-04-01 20:00:00', end_date: '2027-04-01 22:00:00' });

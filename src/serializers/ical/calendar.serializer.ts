@@ -35,7 +35,8 @@ const vtimezones = new Map<string, { tzid: string; block: string } | null>();
  * or null for UTC, `UTC±N` and zones the library does not know: their times are written in UTC instead.
  */
 function vtimezone(zone: string): { tzid: string; block: string } | null {
-  if (UTC_NAMES.has(zone)) return null;
+  // (`UTC±N` is no zone name the library knows: asked, it writes "Given time zone not valid." to the console)
+  if (UTC_NAMES.has(zone) || /^UTC[+-]/.test(zone)) return null;
   let found = vtimezones.get(zone);
   if (found === undefined) {
     found = null;
