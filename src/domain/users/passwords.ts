@@ -4,7 +4,7 @@
  * scrypt, a slow KDF; a successful scrypt check is remembered for the same stored row and password, so a client
  * pays it once per process, and a revoked row stops matching at once because rows are read on every request.
  */
-import { createHash, randomBytes, randomInt, scryptSync, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomInt, scrypt as scryptCallback, scryptSync, timingSafeEqual } from 'node:crypto';
 
 export type Kdf = 'sha256' | 'scrypt';
 
@@ -33,6 +33,15 @@ function scrypt(salt: string, password: string): string {
   return scryptSync(password, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p }).toString('hex');
 }
 
+/** scrypt on libuv's thread pool: a check (~50 ms of CPU) never holds the event loop, whoever sends a wrong password. */
+function scryptOffLoop(salt: string, password: string): Promise<string> {
+  return new Promise((resolve, reject) =>
+    scryptCallback(password, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p }, (error, key) =>
+      error ? reject(error) : resolve(key.toString('hex')),
+    ),
+  );
+}
+
 /** Generated passwords are stored without their grouping spaces; clients may send them either way. */
 function normaliseGenerated(password: string): string {
   return password.replace(/\s+/g, '');
@@ -53,12 +62,12 @@ function equalHex(a: string, b: string): boolean {
 const verified = new Map<string, true>();
 const VERIFIED_MAX = 2048;
 
-export function verifyAppPassword(password: string, stored: StoredPassword): boolean {
+export async function verifyAppPassword(password: string, stored: StoredPassword): Promise<boolean> {
   if (stored.kdf === 'sha256') return equalHex(sha256(stored.salt, normaliseGenerated(password)), stored.hash);
   if (stored.kdf !== 'scrypt') return false;
   const key = `${stored.id}:${stored.hash}:${createHash('sha256').update(password).digest('hex')}`;
   if (verified.has(key)) return true;
-  const ok = equalHex(scrypt(stored.salt, password), stored.hash);
+  const ok = equalHex(await scryptOffLoop(stored.salt, password), stored.hash);
   if (ok) {
     if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value as string);
     verified.set(key, true);

@@ -118,7 +118,7 @@ export class UserService {
     }
     const credentials = await this.storage.users.credentials(login);
     for (const c of credentials) {
-      if (verifyAppPassword(password, { id: c.passwordId, kdf: c.kdf, salt: c.salt, hash: c.hash })) {
+      if (await verifyAppPassword(password, { id: c.passwordId, kdf: c.kdf, salt: c.salt, hash: c.hash })) {
         if (!isRole(c.role)) return undefined;
         const actor: Actor = { kind: 'user', id: c.userId, login: c.login, role: c.role as Role };
         if (key !== undefined) {
