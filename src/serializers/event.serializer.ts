@@ -6,6 +6,7 @@
 import { autop, escHtml, texturize } from '../domain/content/html.js';
 import { costNumbers, costText, costValues, formatCost } from '../domain/events/cost.js';
 import type { EventView } from '../domain/events/event.service.js';
+import { answeredUtcDates } from '../domain/posts/status.js';
 import { CATEGORIES, TAGS } from '../domain/terms/term.js';
 import type { EventResponse } from '../http/routes/events/events.schemas.js';
 import type { DateDetails } from '../http/schemas/components.schemas.js';
@@ -42,6 +43,7 @@ export function serializeEvent(view: EventView, urls: Urls, options: { single?: 
   const url = eventPermalink(view, urls);
   const ids = globalIds(e, urls);
   const costs = costNumbers(e.cost);
+  const utc = answeredUtcDates(e);
   const out: EventResponse = {
     id: e.id,
     global_id: ids.global_id,
@@ -49,9 +51,9 @@ export function serializeEvent(view: EventView, urls: Urls, options: { single?: 
     author: String(e.authorId),
     status: e.status,
     date: e.date,
-    date_utc: e.dateUtc,
+    date_utc: utc.dateUtc,
     modified: e.modified,
-    modified_utc: e.modifiedUtc,
+    modified_utc: utc.modifiedUtc,
     url,
     rest_url: urls.rest(`/events/${e.id}`),
     title: texturize(e.title),

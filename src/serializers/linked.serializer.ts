@@ -7,6 +7,7 @@ import type { TObject } from '@sinclair/typebox';
 import { autop, escHtml, texturize } from '../domain/content/html.js';
 import type { LinkedType, OrganizerRecord, RecordOf, VenueRecord } from '../domain/linked/linked.js';
 import type { LinkedView } from '../domain/linked/linked.service.js';
+import { answeredUtcDates } from '../domain/posts/status.js';
 import {
   type OrganizerResponse,
   OrganizerSchema,
@@ -107,14 +108,15 @@ export function organizerJsonLd(view: LinkedView<OrganizerRecord>): Json {
 export function serializeVenue(view: LinkedView<VenueRecord>, urls: Urls, options: { single?: boolean } = {}): VenueResponse {
   const v = view.record;
   const ids = globalIds(v, urls);
+  const utc = answeredUtcDates(v);
   return dropEmptyOptional<VenueResponse>(VenueSchema, {
     id: v.id,
     author: String(v.authorId),
     status: v.status,
     date: v.date,
-    date_utc: v.dateUtc,
+    date_utc: utc.dateUtc,
     modified: v.modified,
-    modified_utc: v.modifiedUtc,
+    modified_utc: utc.modifiedUtc,
     url: urls.permalink(v.type, v.slug, v.id, v.status),
     venue: texturize(v.title),
     description: autop(v.content),
@@ -143,14 +145,15 @@ export function serializeVenue(view: LinkedView<VenueRecord>, urls: Urls, option
 export function serializeOrganizer(view: LinkedView<OrganizerRecord>, urls: Urls, options: { single?: boolean } = {}): OrganizerResponse {
   const o = view.record;
   const ids = globalIds(o, urls);
+  const utc = answeredUtcDates(o);
   return dropEmptyOptional<OrganizerResponse>(OrganizerSchema, {
     id: o.id,
     author: String(o.authorId),
     status: o.status,
     date: o.date,
-    date_utc: o.dateUtc,
+    date_utc: utc.dateUtc,
     modified: o.modified,
-    modified_utc: o.modifiedUtc,
+    modified_utc: utc.modifiedUtc,
     url: urls.permalink(o.type, o.slug, o.id, o.status),
     organizer: texturize(o.title),
     description: autop(o.content),

@@ -46,3 +46,23 @@ export const TRASHED_SUFFIX = '__trashed';
 export function statusFilter(statuses: readonly string[] | null | undefined): readonly string[] | undefined {
   return statuses && !statuses.includes('any') ? statuses : undefined;
 }
+
+/** WordPress' empty date (`0000-00-00 00:00:00`). */
+export const NO_DATE = '0000-00-00 00:00:00';
+
+/**
+ * A post's `date_utc` and `modified_utc` as the original answers them. WordPress gives a draft or pending post
+ * no GMT date (its status' date "floats": post_date_gmt stays `0000-00-00 00:00:00` until it is published), and
+ * a new post the modification date of its date (wp_insert_post), so until its first update that one is empty
+ * too — as a TEC 6.17 site answers its drafts and pending events, venues and organizers (recorded). The stored
+ * dates stay real: lists, orders and `modified_after` read those.
+ */
+export function answeredUtcDates(post: {
+  readonly status: string;
+  readonly dateUtc: string;
+  readonly modifiedUtc: string;
+  readonly version: number;
+}): { dateUtc: string; modifiedUtc: string } {
+  if (post.status !== 'draft' && post.status !== 'pending') return post;
+  return { dateUtc: NO_DATE, modifiedUtc: post.version === 0 ? NO_DATE : post.modifiedUtc };
+}

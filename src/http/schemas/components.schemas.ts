@@ -8,9 +8,13 @@ import { type Static, type TInteger, type TString, Type } from '@sinclair/typebo
 export const postDates = {
   status: Type.String(),
   date: Type.String({ description: 'Publication date, site time.' }),
-  date_utc: Type.String({ description: 'Publication date, UTC.' }),
+  date_utc: Type.String({
+    description: "Publication date, UTC; `0000-00-00 00:00:00` for a draft or pending post (WordPress' unset date, as the original answers).",
+  }),
   modified: Type.String(),
-  modified_utc: Type.String(),
+  modified_utc: Type.String({
+    description: 'Last modification, UTC; `0000-00-00 00:00:00` for a draft or pending post not updated since it was made.',
+  }),
 };
 
 export const DateDetailsSchema = Type.Object(
