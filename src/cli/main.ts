@@ -48,11 +48,38 @@ exit codes: 0 done; 1 failed; 2 usage; 3 an import done with failed records (lis
             66 a file that cannot be read; 67 no such user; 78 bad configuration
 environment: DATABASE_URL, SITE_TIMEZONE, … (see the README)`;
 
+const COMMANDS = ['serve', 'migrate', 'openapi', 'users', 'import', 'webhooks'];
+
+/** The usage of one command: its lines of USAGE (with their continuation lines), then what applies to all. */
+function commandUsage(command: string): string {
+  const lines = USAGE.split('\n');
+  const start = lines.indexOf('commands:') + 1;
+  const end = lines.indexOf('', start);
+  const own: string[] = [];
+  let mine = false;
+  for (const line of lines.slice(start, end)) {
+    if (/^ {2}\S/.test(line)) mine = line.startsWith(`  ${command} `);
+    if (mine) own.push(line);
+  }
+  return `usage: calendar ${command} …\n\n${own.join('\n')}\n\n${lines.slice(end + 1).join('\n')}`;
+}
+
+/** `--help` or `-h` among a command's arguments (before a `--`, after which arguments are positional). */
+const asksHelp = (args: string[]): boolean => {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
+};
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(`${USAGE}\n`);
     return command === undefined ? 2 : 0;
+  }
+  // before the configuration is read: help needs none, and does nothing else (`serve --help` serves nothing)
+  if (COMMANDS.includes(command) && asksHelp(rest)) {
+    process.stdout.write(`${commandUsage(command)}\n`);
+    return 0;
   }
   let config: Config;
   try {
@@ -67,9 +94,11 @@ async function main(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case 'serve':
+        if (rest.length > 0) throw new UsageError('serve takes no arguments (its settings are environment variables)');
         await serveCommand(config);
         return -1; // keeps running
       case 'migrate':
+        if (rest.length > 0) throw new UsageError('migrate takes no arguments');
         return await migrateCommand(config);
       case 'openapi':
         return openapiCommand(config, rest);

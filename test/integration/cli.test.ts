@@ -144,6 +144,39 @@ describe('calendar CLI', () => {
     assert.match((await runCli(['--help'], env)).stdout, /3 an import done with failed records/);
   });
 
+  it("--help after a command prints that command's usage and exits 0, doing nothing else", async () => {
+    for (const args of [
+      ['serve', '--help'],
+      ['migrate', '--help'],
+      ['openapi', '-h'],
+      ['users', 'add', '--help'],
+      ['webhooks', '--help'],
+      ['import', 'tec', '--help'],
+    ]) {
+      // even with a bad configuration: help needs none (and `serve --help` must not start the service)
+      const res = await runCli(args, { ...env, PORT: 'not-a-port' });
+      assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`);
+      assert.match(res.stdout, new RegExp(`^usage: calendar ${args[0]}`), args.join(' '));
+      assert.match(res.stdout, new RegExp(`^  ${args[0]}`, 'm'));
+      assert.equal(res.stderr, '');
+    }
+  });
+
+  it('openapi, migrate and serve refuse what they do not take with a usage message (exit 2)', async () => {
+    for (const args of [
+      ['openapi', '--out'],
+      ['openapi', '--bogus'],
+      ['openapi', 'extra'],
+      ['migrate', 'extra'],
+      ['serve', '--port', '1'],
+    ]) {
+      const res = await runCli(args, env);
+      assert.equal(res.code, 2, `${args.join(' ')}: ${res.stdout.slice(0, 200)}`);
+      assert.match(res.stderr, /^calendar: /);
+      assert.doesNotMatch(res.stderr, /\n\s+at /);
+    }
+  });
+
   it('stops on bad configuration, naming the variable', async () => {
     const res = await runCli(['migrate'], { ...env, SITE_TIMEZONE: 'Nowhere/Else' });
     assert.equal(res.code, 78);
