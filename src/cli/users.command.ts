@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.js';
 import { type Actor, isRole } from '../domain/actor.js';
-import { UserError, UserService } from '../domain/users/user.service.js';
+import { NoSuchUserError, UserError, UserService } from '../domain/users/user.service.js';
 import { openStorage, type Storage } from '../storage/storage.js';
 
 export class UsageError extends Error {}
@@ -93,7 +93,7 @@ export async function usersCommand(config: Config, argv: string[]): Promise<numb
   } catch (error) {
     if (error instanceof UserError) {
       process.stderr.write(`calendar: ${error.message}\n`);
-      return 1;
+      return error instanceof NoSuchUserError ? 67 : 1;
     }
     throw error;
   } finally {

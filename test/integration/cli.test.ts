@@ -177,6 +177,14 @@ describe('calendar CLI', () => {
     }
   });
 
+  it('users app-password, revoke and remove of an unknown login exit 67', async () => {
+    for (const sub of ['app-password', 'revoke', 'remove']) {
+      const res = await runCli(['users', sub, 'nobody-here'], env);
+      assert.equal(res.code, 67, `${sub}: ${res.stderr}`);
+      assert.match(res.stderr, /^calendar: no user nobody-here$/m);
+    }
+  });
+
   it('stops on bad configuration, naming the variable', async () => {
     const res = await runCli(['migrate'], { ...env, SITE_TIMEZONE: 'Nowhere/Else' });
     assert.equal(res.code, 78);

@@ -12,6 +12,14 @@ export class UserError extends Error {
   override name = 'UserError';
 }
 
+/** The login names no user (the CLI exits 67 on it). */
+export class NoSuchUserError extends UserError {
+  override name = 'NoSuchUserError';
+  constructor(login: string) {
+    super(`no user ${login}`);
+  }
+}
+
 export const LOGIN_PATTERN = /^[A-Za-z0-9._@-]{1,60}$/;
 
 export interface CreatedPassword {
@@ -63,7 +71,7 @@ export class UserService {
     checkChosenPassword(password);
     return this.storage.transaction(async (tx) => {
       const user = await tx.users.findByLogin(login);
-      if (!user) throw new UserError(`no user ${login}`);
+      if (!user) throw new NoSuchUserError(login);
       return addPassword(tx, user.id, user.login, password);
     });
   }
@@ -71,7 +79,7 @@ export class UserService {
   async revoke(login: string): Promise<number> {
     return this.storage.transaction(async (tx) => {
       const user = await tx.users.findByLogin(login);
-      if (!user) throw new UserError(`no user ${login}`);
+      if (!user) throw new NoSuchUserError(login);
       return tx.users.revokeAppPasswords(user.id);
     });
   }
@@ -79,7 +87,7 @@ export class UserService {
   async remove(login: string): Promise<void> {
     await this.storage.transaction(async (tx) => {
       const user = await tx.users.findByLogin(login);
-      if (!user) throw new UserError(`no user ${login}`);
+      if (!user) throw new NoSuchUserError(login);
       await tx.users.remove(user.id);
     });
   }
