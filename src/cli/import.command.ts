@@ -63,16 +63,19 @@ export async function importCommand(config: Config, argv: string[]): Promise<num
       : undefined;
     let started = false;
     let lastLine = 0;
+    let last = '';
     await services.imports.runPending(job.id, (_job, p) => {
       if (bar) {
         if (!started) bar.start(p.total, p.done);
         else bar.update(p.done);
         started = true;
       } else if (Date.now() - lastLine > 1000 || p.done === p.total) {
+        const line = `import ${job.id}: ${p.done}/${p.total} (created ${p.counts.created}, updated ${p.counts.updated}, skipped ${p.counts.skipped}, failed ${p.counts.failed})\n`;
+        // the end is reported more than once (the last record, then the job): the same line is not repeated
+        if (line === last) return;
+        last = line;
         lastLine = Date.now();
-        process.stdout.write(
-          `import ${job.id}: ${p.done}/${p.total} (created ${p.counts.created}, updated ${p.counts.updated}, skipped ${p.counts.skipped}, failed ${p.counts.failed})\n`,
-        );
+        process.stdout.write(line);
       }
     });
     bar?.stop();

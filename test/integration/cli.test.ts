@@ -140,6 +140,11 @@ describe('calendar CLI', () => {
     assert.match(partial.stdout, /created +1\n/);
     assert.match(partial.stdout, /failed +1\n/);
     assert.match(partial.stdout, /! line \d+ cli-hourly: .*FREQ=HOURLY/);
+    // piped: plain progress lines, no terminal control characters, and the last one once
+    assert.ok(!partial.stdout.includes('\u001b') && !partial.stdout.includes('\r'), partial.stdout);
+    const progress = partial.stdout.split('\n').filter((l) => /^import \d+: /.test(l));
+    assert.ok(progress.length > 0, partial.stdout);
+    assert.equal(new Set(progress).size, progress.length, partial.stdout);
     assert.equal((await runCli(['import', 'ics', join(dir, 'missing.ics')], env)).code, 66);
     assert.match((await runCli(['--help'], env)).stdout, /3 an import done with failed records/);
   });
