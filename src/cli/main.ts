@@ -121,6 +121,14 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// a reader that went away (`calendar openapi | head -1`) is not an error of the command: what it does still
+// completes (an import, a user), and what it prints goes nowhere, without a stack trace
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+  });
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     if (code >= 0) process.exitCode = code;

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
-import { databaseUrl, runCli } from '../helpers/cli.js';
+import { BIN, databaseUrl, runCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
 describe('calendar CLI', () => {
@@ -188,6 +189,19 @@ describe('calendar CLI', () => {
       assert.equal(res.code, 67, `${sub}: ${res.stderr}`);
       assert.match(res.stderr, /^calendar: no user nobody-here$/m);
     }
+  });
+
+  it('a reader that goes away (calendar openapi | head -1) ends nothing with a stack trace', async () => {
+    const res = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, 'openapi'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stdout.once('data', () => child.stdout.destroy());
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    assert.equal(res.stderr, '');
+    assert.equal(res.code, 0);
   });
 
   it('stops on bad configuration, naming the variable', async () => {
