@@ -34,9 +34,10 @@ commands:
                                           again to update; a stopped run resumes), then print the report
   import redirects SITE_URL [--out FILE]  print the redirect map (nginx) of a site imported before
   webhooks add URL [--types T,T] [--description D] [--payload thin|full] [--category ID]...
-               [--venue ID] [--organizer ID] [--as LOGIN]
+               [--venue ID] [--organizer ID] [--secret-file FILE] [--as LOGIN]
                                           add an endpoint (it must answer a webhook.test with a 2xx)
-                                          and print its signing secret, once
+                                          and print its signing secret, once (or sign with the
+                                          whsec_… secret in FILE, which its receiver already holds)
   webhooks list                           list endpoints
   webhooks remove ID                      delete an endpoint and its delivery log
   webhooks test ID                        send a webhook.test now and print the answer

@@ -3,11 +3,12 @@
  * administrator (`--as LOGIN`, default the first administrator), on the service's database. The running
  * service sends what the change log holds; this command only manages endpoints and reads the log.
  */
+import { readFileSync } from 'node:fs';
 import type { Config } from '../config/config.js';
 import type { Actor } from '../domain/actor.js';
 import { ApiError } from '../domain/errors.js';
 import { createServices } from '../domain/services.js';
-import type { WebhookFilter } from '../domain/webhooks/webhook.js';
+import { isWebhookSecret, type WebhookFilter } from '../domain/webhooks/webhook.js';
 import type { Delivery, Endpoint, PayloadKind } from '../domain/webhooks/webhook.service.js';
 import { openStorage } from '../storage/storage.js';
 import type { DeliveryState } from '../storage/stores/webhook.store.js';
@@ -70,6 +71,7 @@ export async function webhooksCommand(config: Config, argv: string[]): Promise<n
     organizer: { type: 'string' },
     status: { type: 'string' },
     limit: { type: 'string' },
+    'secret-file': { type: 'string' },
   } as const;
   const { values, positionals } = parseCommand(rest, options);
   const one = (name: string): string => {
@@ -89,6 +91,18 @@ export async function webhooksCommand(config: Config, argv: string[]): Promise<n
         ...(values.organizer !== undefined ? { organizer: positiveInt(values.organizer, '--organizer') } : {}),
       };
       const eventTypes = values.types?.split(',').map((t) => t.trim());
+      // a secret the receiver already holds (it is checked with a signed webhook.test first), read from a file so
+      // that it is not in the process list
+      let secret: string | undefined;
+      if (values['secret-file'] !== undefined) {
+        try {
+          secret = readFileSync(values['secret-file'], 'utf8').trim();
+        } catch (error) {
+          process.stderr.write(`calendar: cannot read ${values['secret-file']}: ${(error as NodeJS.ErrnoException).code ?? String(error)}\n`);
+          return 66;
+        }
+        if (!isWebhookSecret(secret)) throw new UsageError('--secret-file holds whsec_ followed by 24 to 64 bytes in base64');
+      }
       run = async (actor, services) => {
         const created = await services.webhooks.create(actor, {
           url,
@@ -96,10 +110,12 @@ export async function webhooksCommand(config: Config, argv: string[]): Promise<n
           eventTypes,
           filter: Object.keys(filter).length > 0 ? filter : null,
           payload: payload as PayloadKind,
+          secret,
         });
         process.stdout.write(`created webhook endpoint ${created.id}\n`);
         printEndpoint(created);
-        process.stdout.write(`signing secret (shown once, store it now):\n${created.secret}\n`);
+        if (secret === undefined) process.stdout.write(`signing secret (shown once, store it now):\n${created.secret}\n`);
+        else process.stdout.write(`signing secret: the one in ${values['secret-file']}\n`);
         return 0;
       };
       break;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -125,5 +125,27 @@ describe('calendar webhooks (CLI)', () => {
       assert.match(res.stderr, message, args.join(' '));
     }
     assert.equal(receiver.received.length, before);
+  });
+  it('add --secret-file: the endpoint gets the secret its receiver already holds (README), not printed again', async () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    const file = join(dir, 'secret');
+    writeFileSync(file, `${secret}\n`);
+    const bad = join(dir, 'bad-secret');
+    writeFileSync(bad, 'not-a-secret\n');
+    const before = receiver.received.length;
+    const refused = await runCli(['webhooks', 'add', `${receiver.url}/own`, '--secret-file', bad], env);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /^calendar: --secret-file/m);
+    assert.equal((await runCli(['webhooks', 'add', `${receiver.url}/own`, '--secret-file', join(dir, 'none')], env)).code, 66);
+    assert.equal(receiver.received.length, before);
+
+    const add = await runCli(['webhooks', 'add', `${receiver.url}/own`, '--secret-file', file], env);
+    assert.equal(add.code, 0, add.stderr);
+    assert.ok(!add.stdout.includes(secret), add.stdout);
+    assert.doesNotMatch(add.stdout, /whsec_/);
+    // the check on create was signed with it
+    const check = receiver.received.at(-1)!;
+    assert.equal(check.path, '/own');
+    new Webhook(secret).verify(check.body, check.headers as Record<string, string>);
   });
 });
