@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.js';
-import { type Actor, isRole } from '../domain/actor.js';
+import { type Actor, isRole, ROLES } from '../domain/actor.js';
 import { NoSuchUserError, UserError, UserService } from '../domain/users/user.service.js';
 import { openStorage, type Storage } from '../storage/storage.js';
 
@@ -51,6 +51,14 @@ export async function usersCommand(config: Config, argv: string[]): Promise<numb
     if (login === undefined || positionals.length !== 1) throw new UsageError(`users ${sub} takes exactly one LOGIN`);
     return login;
   };
+  // the command line is checked whole before the database is opened
+  const allowed: Record<string, string[]> = { add: ['role', 'email', 'app-password'], 'app-password': ['app-password'] };
+  const stray = Object.keys(values).find((name) => !(allowed[sub ?? ''] ?? []).includes(name));
+  if (stray !== undefined && sub !== undefined && ['add', 'list', 'remove', 'app-password', 'revoke'].includes(sub)) {
+    throw new UsageError(`users ${sub} does not take --${stray}`);
+  }
+  if (sub === 'list' && positionals.length > 0) throw new UsageError('users list takes no arguments');
+  if (sub === 'add' && values.role !== undefined && !isRole(values.role)) throw new UsageError(`role must be one of ${ROLES.join(', ')}`);
 
   const storage = await openStorage(config.database, { poolSize: 1 });
   try {

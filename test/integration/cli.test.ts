@@ -204,6 +204,19 @@ describe('calendar CLI', () => {
     assert.equal(res.code, 0);
   });
 
+  it('users: an unknown role or stray arguments are usage errors (exit 2)', async () => {
+    for (const args of [
+      ['users', 'add', 'dora', '--role', 'owner'],
+      ['users', 'list', 'extra'],
+      ['users', 'remove', 'dora', '--role', 'editor'],
+    ]) {
+      const res = await runCli(args, env);
+      assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
+      assert.match(res.stderr, /^calendar: /);
+    }
+    assert.doesNotMatch((await runCli(['users', 'list'], env)).stdout, /dora/);
+  });
+
   it('stops on bad configuration, naming the variable', async () => {
     const res = await runCli(['migrate'], { ...env, SITE_TIMEZONE: 'Nowhere/Else' });
     assert.equal(res.code, 78);
