@@ -24,7 +24,8 @@ commands:
   users app-password LOGIN [--app-password P]
                                           add another application password
   users revoke LOGIN                      revoke every application password of a user
-  import ics FILE|URL [--dry-run] [--status draft|publish] [--update overwrite|retain|preserve] [--as LOGIN]
+  import ics FILE|URL [--dry-run] [--status draft|publish|pending|private]
+             [--update overwrite|retain|preserve] [--as LOGIN]
                                           import an iCalendar file or feed (as LOGIN, default the
                                           first administrator), then print a summary
   import tec SITE_URL [--app-password LOGIN:PASSWORD] [--event-password P] [--since YYYY-MM-DD]
