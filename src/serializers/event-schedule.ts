@@ -7,7 +7,6 @@
 import { WEEKDAY_NAMES } from '../domain/events/recurrence.js';
 
 const PERIOD: Record<string, string> = { DAILY: 'D', WEEKLY: 'W', MONTHLY: 'M', YEARLY: 'Y' };
-const DAYS = WEEKDAY_NAMES;
 const SAYABLE = new Set(['FREQ', 'INTERVAL', 'BYDAY', 'BYMONTHDAY', 'BYMONTH', 'COUNT', 'UNTIL', 'WKST']);
 
 /** `20251231T235959Z` / `20251231` → `2025-12-31`. */
@@ -32,13 +31,13 @@ export function eventSchedule(
   const period = PERIOD[parts.get('FREQ') ?? ''];
   if (!period) return undefined;
   const days = parts.get('BYDAY')?.split(',');
-  if (days?.some((d) => !DAYS[d])) return undefined;
+  if (days?.some((d) => !WEEKDAY_NAMES[d])) return undefined;
   const schedule: Record<string, unknown> = {
     '@type': 'Schedule',
     repeatFrequency: `P${Number(parts.get('INTERVAL') ?? 1)}${period}`,
     startDate: e.startDate.slice(0, 10),
   };
-  if (days) schedule.byDay = days.map((d) => `https://schema.org/${DAYS[d]}`);
+  if (days) schedule.byDay = days.map((d) => `https://schema.org/${WEEKDAY_NAMES[d]}`);
   const monthDays = parts.get('BYMONTHDAY');
   if (monthDays) schedule.byMonthDay = monthDays.split(',').map(Number);
   const months = parts.get('BYMONTH');

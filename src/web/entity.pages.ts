@@ -4,6 +4,7 @@
  * templates escape; the description as sanitised HTML; the event's JSON-LD as the API's single read has it.
  */
 import { autop, htmlToText, sanitizeHtml, termText } from '../domain/content/html.js';
+import { absoluteHttpUrl } from '../domain/content/web-address.js';
 import type { EventListQuery } from '../domain/events/event.js';
 import type { EventView } from '../domain/events/event.service.js';
 import type { OrganizerRecord, VenueRecord } from '../domain/linked/linked.js';
@@ -71,8 +72,8 @@ function lines(...parts: (string | undefined)[]): string[] {
   return parts.map((p) => (p ?? '').trim()).filter((p) => p !== '');
 }
 
-/** A website to link: http(s) only (a `javascript:` one stored before imports checked, or by the services, is not). */
-const httpWebsite = (website: string | null | undefined): string | undefined => (website && /^https?:\/\//i.test(website) ? website : undefined);
+/** A website to link: http(s) only (a `javascript:` one stored before imports checked it is not). */
+const httpWebsite = (website: string | null | undefined): string | undefined => (website && absoluteHttpUrl(website) ? website : undefined);
 
 export function venueModel(ctx: PageContext, v: LinkedView<VenueRecord>): VenueModel {
   const r = v.record;

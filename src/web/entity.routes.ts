@@ -61,7 +61,8 @@ export async function eventPage(pages: Pages, request: FastifyRequest, reply: Fa
 /**
  * The original's `/event/<slug>/?ical=1`: the event's (or series') file, as its REST feed answers it to this
  * visitor, at this URL (200, as the original). What the feed does not give — no such slug, an event the visitor
- * may not read — is the 404 page.
+ * may not read — is the 404 page. Asked of the REST route in-process (app.inject), so that its conditional
+ * answers (ETag, Last-Modified, 304) and headers are that route's own, not a second copy of them here.
  */
 async function eventFile(pages: Pages, request: FastifyRequest, reply: FastifyReply, slug: string) {
   const query = new URLSearchParams(request.url.split('?')[1] ?? '');

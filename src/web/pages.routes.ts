@@ -72,31 +72,35 @@ export class Pages {
   }
 
   /** The 404 page; in the embed, one the embed's framers may frame, without the site's chrome. */
-  async notFound(request: FastifyRequest, reply: FastifyReply, what = 'This page', embed = false): Promise<FastifyReply> {
-    const ctx = this.context(request);
+  notFound(request: FastifyRequest, reply: FastifyReply, what = 'This page', embed = false): Promise<FastifyReply> {
+    return this.errorPage(request, reply, 404, 'Not found', './not-found', { what }, embed);
+  }
+
+  /** The 400 page: for a page URL the router could not read (`%zz`, a cut UTF-8 sequence). */
+  badRequest(request: FastifyRequest, reply: FastifyReply, message: string): Promise<FastifyReply> {
+    return this.errorPage(request, reply, 400, 'Bad request', './bad-request', { message });
+  }
+
+  /** An error page: the site's chrome (none in the embed) around its template. */
+  private async errorPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    title: string,
+    template: string,
+    data: Record<string, string>,
+    embed = false,
+  ): Promise<FastifyReply> {
     const apiRoot = `${this.urls.namespace}/`;
-    const page = await chrome(ctx, this.config, {
-      title: 'Not found',
+    const page = await chrome(this.context(request), this.config, {
+      title,
       base: { path: `${this.urls.home}/events` },
       filters: parsePageFilters({}),
       apiRoot,
       embed,
     });
-    const html = eta.render('./not-found', { ...page, what });
-    return sendPage(request, reply, html, embed ? embedHeaders(this, apiRoot) : this.headers(apiRoot), 404);
-  }
-
-  /** The 400 page: for a page URL the router could not read (`%zz`, a cut UTF-8 sequence). */
-  async badRequest(request: FastifyRequest, reply: FastifyReply, message: string): Promise<FastifyReply> {
-    const ctx = this.context(request);
-    const apiRoot = `${this.urls.namespace}/`;
-    const page = await chrome(ctx, this.config, {
-      title: 'Bad request',
-      base: { path: `${this.urls.home}/events` },
-      filters: parsePageFilters({}),
-      apiRoot,
-    });
-    return sendPage(request, reply, eta.render('./bad-request', { ...page, message }), this.headers(apiRoot), 400);
+    const html = eta.render(template, { ...page, ...data });
+    return sendPage(request, reply, html, embed ? embedHeaders(this, apiRoot) : this.headers(apiRoot), status);
   }
 
   /** One of the three views, of the whole calendar or of a category's or tag's. */

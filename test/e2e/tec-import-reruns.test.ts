@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { DELETED, localEvents, recordedSite, relist, rowCounts, runImport, TRASHED, unlist, zero } from '../helpers/tec-import.js';
+import { DELETED, localEvents, localIdOf, recordedSite, relist, rowCounts, runImport, TRASHED, unlist, zero } from '../helpers/tec-import.js';
 import { ADMIN_APP_PASSWORD, type SiteEntry, TecSite } from '../helpers/tec-site.js';
 
 describe('importing a TEC site again', () => {
@@ -172,13 +172,7 @@ describe('pruning after a run with an application password, without it', () => {
       ['venue', 18],
       ['organizer', 27],
     ] as const) {
-      const row = await t.storage.db
-        .selectFrom('import_map')
-        .select('local_id')
-        .where('kind', '=', kind)
-        .where('remote_id', '=', String(id))
-        .executeTakeFirstOrThrow();
-      const local = await t.get(`/${kind}s/${row.local_id}`, { as: 'administrator' });
+      const local = await t.get(`/${kind}s/${await localIdOf(t, kind, id)}`, { as: 'administrator' });
       assert.equal(local.body.status, 'draft', `${kind} ${id}`);
     }
     assert.deepEqual(site.misses, []);
@@ -195,15 +189,8 @@ describe('pruning after a run with an application password, without it', () => {
   });
 
   it('keeps a draft venue and organizer no event shows any more (they answer 403 by id); trashes them once the site has them no more', async () => {
-    const mapped = async (kind: 'venue' | 'organizer', id: number) => {
-      const row = await t.storage.db
-        .selectFrom('import_map')
-        .select('local_id')
-        .where('kind', '=', kind)
-        .where('remote_id', '=', String(id))
-        .executeTakeFirstOrThrow();
-      return (await t.get(`/${kind}s/${row.local_id}`, { as: 'administrator' })).body;
-    };
+    const mapped = async (kind: 'venue' | 'organizer', id: number) =>
+      (await t.get(`/${kind}s/${await localIdOf(t, kind, id)}`, { as: 'administrator' })).body;
     // the events that showed venue 18 and organizer 27 show them no more: this pass sees neither
     const unlinked = (entry: SiteEntry): SiteEntry => {
       if (!entry.path.includes('/events') || !entry.body.startsWith('{')) return entry;

@@ -21,6 +21,17 @@ export async function runImport(t: TestApp, json: Record<string, unknown>, as: '
   return job.body;
 }
 
+/** The local id an import mapped a remote record to. */
+export async function localIdOf(t: TestApp, kind: string, remoteId: number | string): Promise<number> {
+  const row = await t.storage.db
+    .selectFrom('import_map')
+    .select('local_id')
+    .where('kind', '=', kind)
+    .where('remote_id', '=', String(remoteId))
+    .executeTakeFirstOrThrow();
+  return Number(row.local_id);
+}
+
 /** Every event listed here (any status but trash), by global id. */
 export async function localEvents(t: TestApp): Promise<Map<string, any>> {
   const out = new Map<string, any>();

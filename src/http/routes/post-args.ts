@@ -3,20 +3,12 @@
  * list filter. Each carries its domain name (`as`) and the type of its checked value.
  */
 import { Type } from '@sinclair/typebox';
+import { absoluteHttpUrl } from '../../domain/content/web-address.js';
 import { can } from '../../domain/policies.js';
 import { isStatus } from '../../domain/posts/status.js';
 import { parseDateInput } from '../../time/strtotime.js';
 import { getZone } from '../../time/zones.js';
 import { type ArgContext, accept, arg, invalid, parseInteger } from '../params.js';
-
-export function absoluteHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
 
 /** The original's `tribe_is_truthy`. */
 export const truthy = (v: unknown) => v === true || v === 1 || (typeof v === 'string' && ['1', 'true', 'on', 'yes'].includes(v.trim().toLowerCase()));

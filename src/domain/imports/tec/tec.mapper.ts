@@ -6,7 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import { formatUtcMs, formatWall, getZone, parseWall, utcMsToZonedWall, wallToMs, zonedWallToUtcMs } from '../../../time/zones.js';
+import { absoluteHttpUrl } from '../../content/web-address.js';
 import type { CustomField } from '../../events/event.js';
+import { NO_DATE } from '../../posts/status.js';
 import { mapZone } from './tec.discovery.js';
 
 export type Json = Record<string, unknown>;
@@ -45,7 +47,6 @@ export function unescapeHtml(text: string): string {
   return text.replace(/&(amp|lt|gt|quot|#0?39);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#039': "'", '#39': "'" })[e] ?? _);
 }
 
-const NO_DATE = '0000-00-00 00:00:00';
 const WALL = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
 /** A permalink's path below the site's home, decoded, with its trailing slash: what the redirect map keys on. */
@@ -216,7 +217,7 @@ export function eventFields(remote: Json, dates: EventDates, status: string, sit
  */
 function httpWebsite(value: string): string {
   const trimmed = value.trim();
-  return /^https?:\/\/[^\s/?#]+\S*$/i.test(trimmed) ? trimmed : '';
+  return absoluteHttpUrl(trimmed) ? trimmed : '';
 }
 
 const VENUE_TEXT = ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince'] as const;
