@@ -43,6 +43,10 @@ const OPTIONS = {
   out: { type: 'string' },
 } as const;
 
+/** What `import redirects` takes; `import tec` takes every other option. */
+const REDIRECTS_OPTIONS: ReadonlySet<string> = new Set(['out']);
+const TEC_OPTIONS: ReadonlySet<string> = new Set(Object.keys(OPTIONS).filter((name) => !REDIRECTS_OPTIONS.has(name)));
+
 function int(value: string | undefined, name: string, min: number, max: number, fallback: number): number {
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new UsageError(`--${name} is a number from ${min} to ${max}`);
@@ -76,6 +80,10 @@ export async function importTecCommand(config: Config, argv: string[]): Promise<
   const [sub, ...rest] = argv;
   const { values, positionals } = parseCommand(rest, OPTIONS);
   if (positionals.length !== 1) throw new UsageError(`import ${sub} takes one site URL (or events API root)`);
+  // one table of options for both, each taking its own only (an import's --redirects is not the map's --out)
+  const own = sub === 'redirects' ? REDIRECTS_OPTIONS : TEC_OPTIONS;
+  const stray = Object.keys(values).find((name) => !own.has(name));
+  if (stray !== undefined) throw new UsageError(`import ${sub} does not take --${stray}`);
   const url = positionals[0];
   if (values.images !== undefined && !['link', 'download', 'skip'].includes(values.images))
     throw new UsageError('--images is link, download or skip');

@@ -183,6 +183,18 @@ describe('calendar CLI', () => {
     }
   });
 
+  it("import tec and import redirects refuse each other's options (exit 2), before reaching the site", async () => {
+    for (const [args, option] of [
+      [['import', 'redirects', 'http://127.0.0.1:9/', '--prune'], 'prune'],
+      [['import', 'redirects', 'http://127.0.0.1:9/', '--redirects', 'map.conf'], 'redirects'],
+      [['import', 'tec', 'http://127.0.0.1:9/', '--out', 'map.conf'], 'out'],
+    ] as const) {
+      const res = await runCli([...args], env);
+      assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
+      assert.match(res.stderr, new RegExp(`^calendar: import ${args[1]} does not take --${option}$`, 'm'));
+    }
+  });
+
   it('users app-password, revoke and remove of an unknown login exit 67', async () => {
     for (const sub of ['app-password', 'revoke', 'remove']) {
       const res = await runCli(['users', sub, 'nobody-here'], env);
