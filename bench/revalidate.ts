@@ -11,6 +11,10 @@
  * --scenarios list-304,single-304 (the ids below; all when absent)
  * --control: a second bare server with the same answer measured in the service's place (its ratio should be 1):
  * how far two runs of one server apart differ on this machine, the resolution of the ratios above
+ * --slices N (1): each round's bare and service runs cut into N slices of `--duration` each, sent in the order
+ * bare, service, service, bare, bare, service… (ABBA), and a round's ratio taken from the slices' mean req/s:
+ * a drift of the machine's speed during a round (this machine's bare servers moved by ±30 % from one run to the
+ * next) then weighs on both sides alike instead of on whichever ran second
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,8 +31,8 @@ import { NS, type RequestSpec } from './traffic.js';
 const { values } = parseArgs({
   options: {
     ...(Object.fromEntries(
-      ['dialects', 'events', 'rounds', 'duration', 'connections', 'out', 'scenarios'].map((name) => [name, { type: 'string' as const }]),
-    ) as Record<'dialects' | 'events' | 'rounds' | 'duration' | 'connections' | 'out' | 'scenarios', { type: 'string' }>),
+      ['dialects', 'events', 'rounds', 'duration', 'connections', 'out', 'scenarios', 'slices'].map((name) => [name, { type: 'string' as const }]),
+    ) as Record<'dialects' | 'events' | 'rounds' | 'duration' | 'connections' | 'out' | 'scenarios' | 'slices', { type: 'string' }>),
     control: { type: 'boolean' as const },
   },
 });
@@ -42,7 +46,31 @@ const o = {
   scenarios: values.scenarios?.split(','),
   /** A second bare server in the service's place. */
   control: values.control === true,
+  /** Slices per side and round, interleaved ABBA (1: the bare server's run, then the service's). */
+  slices: Number(values.slices ?? 1),
 };
+if (!Number.isInteger(o.slices) || o.slices < 1) throw new Error('--slices is a whole number, 1 or more');
+
+/** One side's slices as one run: req/s and counts from all of them, the latencies of the median slice by p50. */
+function merged(parts: LoadResult[]): LoadResult {
+  if (parts.length === 1) return parts[0];
+  const sum = (f: (r: LoadResult) => number) => parts.reduce((n, r) => n + f(r), 0);
+  const byP50 = [...parts].sort((a, b) => a.p50 - b.p50)[Math.floor(parts.length / 2)];
+  const statusCodes: Record<string, number> = {};
+  for (const r of parts) for (const [code, n] of Object.entries(r.statusCodes ?? {})) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  return {
+    requestsPerSec: sum((r) => r.requestsPerSec) / parts.length,
+    p50: byP50.p50,
+    p99: Math.max(...parts.map((r) => r.p99)),
+    total: sum((r) => r.total),
+    ok: sum((r) => r.ok),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    seconds: sum((r) => r.seconds),
+    statusCodes,
+  };
+}
 
 interface Scenario {
   id: string;
@@ -122,9 +150,15 @@ for (const dialect of o.dialects) {
     const runs = new Map<string, { round: number; service: LoadResult; baseline: LoadResult; ratio: number }[]>(scenarios.map((s) => [s.id, []]));
     for (let round = 1; round <= o.rounds; round++) {
       for (const s of scenarios) {
-        const base = await load(dir, baselines.get(s.id)!.base, s.request, o.connections, o.duration);
-        const target = await load(dir, (controls.get(s.id) ?? services[s.service]).base, s.request, o.connections, o.duration);
-        await settle(services[s.service].base);
+        const [baseParts, targetParts]: LoadResult[][] = [[], []];
+        for (let i = 0; i < 2 * o.slices; i++) {
+          // ABBA: bare, service, service, bare, …; one slice each way when --slices is 1
+          const bareNow = o.slices === 1 ? i === 0 : (i + 1) % 4 < 2;
+          const to = bareNow ? baselines.get(s.id)! : (controls.get(s.id) ?? services[s.service]);
+          (bareNow ? baseParts : targetParts).push(await load(dir, to.base, s.request, o.connections, o.duration));
+          if (!bareNow) await settle(services[s.service].base);
+        }
+        const [base, target] = [merged(baseParts), merged(targetParts)];
         for (const [who, r] of [
           ['service', target],
           ['baseline', base],
@@ -172,7 +206,7 @@ for (const dialect of o.dialects) {
 }
 
 const file = writeMeasured('revalidate', o.dialects, values.out, {
-  command: `node dist/bench/revalidate.js --dialects ${o.dialects.join(',')} --events ${o.events} --rounds ${o.rounds} --duration ${o.duration} --connections ${o.connections}${o.scenarios ? ` --scenarios ${o.scenarios.join(',')}` : ''}${o.control ? ' --control' : ''}`,
+  command: `node dist/bench/revalidate.js --dialects ${o.dialects.join(',')} --events ${o.events} --rounds ${o.rounds} --duration ${o.duration} --connections ${o.connections}${o.scenarios ? ` --scenarios ${o.scenarios.join(',')}` : ''}${o.control ? ' --control' : ''}${o.slices > 1 ? ` --slices ${o.slices}` : ''}`,
   options: o,
   results,
 });
