@@ -248,7 +248,9 @@ export class RouteRegistry {
         url,
         handler: async (request, reply) => {
           reply.header('Allow', await allow(request));
-          return describe(path);
+          // (WordPress filters this answer by `_fields` as any other: rest_filter_response_fields)
+          const fields = parseFields((request.query as Record<string, unknown> | undefined)?._fields);
+          return fields ? filterFields(describe(path), fields) : describe(path);
         },
       });
     }
@@ -285,12 +287,15 @@ async function precondition(
   return conditions?.ifMatch !== undefined || conditions?.ifUnmodifiedSince !== undefined ? current.version : undefined;
 }
 
-/** POST with `_method` or `X-HTTP-Method-Override` acts as that method; HEAD runs the GET route. */
+/**
+ * POST with `_method` or `X-HTTP-Method-Override` acts as that method; HEAD runs the GET route. As in WordPress
+ * (WP_REST_Server::serve_request), `_method` is read first and the header only without it.
+ */
 function effectiveMethod(request: FastifyRequest): string {
   const method = request.method === 'HEAD' ? 'GET' : request.method;
   if (method !== 'POST') return method;
-  const header = request.headers['x-http-method-override'];
   const query = (request.query as Record<string, unknown> | undefined)?._method;
-  const override = typeof header === 'string' && header !== '' ? header : typeof query === 'string' ? query : undefined;
+  const header = request.headers['x-http-method-override'];
+  const override = typeof query === 'string' && query !== '' ? query : typeof header === 'string' ? header : undefined;
   return override ? override.toUpperCase() : method;
 }

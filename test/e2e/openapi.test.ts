@@ -315,6 +315,38 @@ describe('protocol details', () => {
     assert.equal(unknown.body.code, 'rest_no_route');
   });
 
+  it('reads _method before X-HTTP-Method-Override when a POST sends both, as WordPress does', async () => {
+    const e = await makeEvent(t, { title: 'Both overrides' });
+    const res = await t.post(`/events/${e.id}`, {
+      as: 'administrator',
+      query: { _method: 'DELETE' },
+      headers: { 'x-http-method-override': 'PUT' },
+      json: { title: 'Not an update' },
+    });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.status, 'trash', 'the DELETE of _method, not the PUT of the header');
+    assert.equal(res.body.title, 'Both overrides');
+    // without `_method`, the header still counts
+    const c = await makeCategory(t, { name: 'Header only' });
+    const put = await t.post(`/categories/${c.id}`, {
+      as: 'administrator',
+      headers: { 'x-http-method-override': 'PUT' },
+      form: { description: 'by PUT' },
+    });
+    assert.equal(put.status, 200);
+    assert.equal(put.body.description, 'by PUT');
+  });
+
+  it('filters the OPTIONS description by _fields, as every other answer', async () => {
+    const res = await t.request('OPTIONS', '/categories', { query: { _fields: 'namespace,methods' } });
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, { namespace: 'calendar/events/v1', methods: ['GET', 'POST'] });
+    assert.equal(res.headers.allow, 'GET');
+    const root = await t.app.inject({ method: 'OPTIONS', url: '/wp-json/?_fields=methods' });
+    assert.equal(root.statusCode, 200);
+    assert.deepEqual(JSON.parse(root.body), { methods: ['GET'] });
+  });
+
   it('wraps answers in an envelope with ?_envelope, and in a JSONP callback with ?_jsonp', async () => {
     const plain = await t.get('/categories', { query: { hide_empty: 0 } });
     const wrapped = await t.get('/categories', { query: { hide_empty: 0, _envelope: '' } });

@@ -27,8 +27,9 @@ export function registerWordPressRoutes(app: FastifyInstance, registry: RouteReg
     return fields ? filterFields(body, fields) : body;
   });
 
-  app.options(WP_ROOT, async (_request, reply) => {
+  app.options(WP_ROOT, async (request, reply) => {
     reply.header('Allow', 'GET');
-    return rootRouteEntry(urls);
+    const fields = parseFields((request.query as Record<string, unknown> | undefined)?._fields);
+    return fields ? filterFields(rootRouteEntry(urls), fields) : rootRouteEntry(urls);
   });
 }
