@@ -374,7 +374,14 @@ describe('authentication', () => {
   });
 
   it('answers 401 incorrect_password for a wrong password and for an unknown login alike', async () => {
-    for (const headers of [basic('editor', 'nope'), basic('nobody', 'nope'), basic('', ''), { authorization: 'Basic !!!' }]) {
+    // (`Basic` alone is the Basic scheme with no credentials: wrong ones, not another scheme)
+    for (const headers of [
+      basic('editor', 'nope'),
+      basic('nobody', 'nope'),
+      basic('', ''),
+      { authorization: 'Basic !!!' },
+      { authorization: 'Basic' },
+    ]) {
       const res = await t.get('/tags', { headers });
       assert.equal(res.status, 401);
       assertErrorShape(res.body, 'incorrect_password', 401);

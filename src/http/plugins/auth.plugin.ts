@@ -28,7 +28,8 @@ export function parseBasic(header: string): { login: string; password: string } 
 export async function authenticate(request: FastifyRequest, users: UserService, storage: Storage): Promise<Actor> {
   const header = request.headers.authorization;
   if (header === undefined || header.trim() === '') return ANONYMOUS;
-  if (!/^Basic\s/i.test(header)) throw errors.unsupportedAuthorization();
+  // (the Basic scheme with nothing after it is Basic with no credentials: wrong ones, not another scheme)
+  if (!/^Basic(\s|$)/i.test(header)) throw errors.unsupportedAuthorization();
   const credentials = parseBasic(header);
   if (!credentials) throw errors.incorrectPassword();
   const versions = await storage.versions();
