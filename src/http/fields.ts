@@ -16,19 +16,23 @@ interface Tree {
   [key: string]: Tree | true;
 }
 
+/**
+ * The fields as a tree of names. Its nodes have no prototype: a name is only ever a key of its own, so
+ * `__proto__.x` or `constructor.name` name fields (that no answer has) instead of reaching Object.prototype.
+ */
 function tree(fields: readonly string[]): Tree {
-  const root: Tree = {};
+  const root: Tree = Object.create(null);
   for (const field of fields) {
     let node = root;
     const parts = field.split('.');
-    parts.forEach((part, i) => {
-      if (node[part] === true) return;
+    for (const [i, part] of parts.entries()) {
+      if (node[part] === true) break;
       if (i === parts.length - 1) node[part] = true;
       else {
-        node[part] ??= {};
+        node[part] ??= Object.create(null) as Tree;
         node = node[part] as Tree;
       }
-    });
+    }
   }
   return root;
 }
@@ -40,7 +44,8 @@ function pick(value: unknown, t: Tree): unknown {
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
     const sub = t[key];
     if (sub === undefined) continue;
-    out[key] = sub === true ? v : pick(v, sub);
+    // (an answer's own `__proto__` key, were there one, is written as a key, not as the copy's prototype)
+    Object.defineProperty(out, key, { value: sub === true ? v : pick(v, sub), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

@@ -301,6 +301,19 @@ describe('protocol details', () => {
     assert.deepEqual(list.body.events, [{ id: e.id }]);
   });
 
+  it('reads _fields names as names only: __proto__ and constructor reach no prototype, and a parent named whole ends its dotted names', async () => {
+    const e = await makeEvent(t, { title: 'Prototype names' });
+    for (const fields of ['__proto__.polluted', 'constructor.prototype.polluted', 'constructor.name', '__proto__,__proto__.polluted']) {
+      const res = await t.get(`/events/${e.id}`, { query: { _fields: fields } });
+      assert.equal(res.status, 200, `${fields}: ${res.text.slice(0, 200)}`);
+      assert.deepEqual(res.body, {}, fields);
+      assert.equal(Object.hasOwn(Object.prototype, 'polluted'), false, `${fields} reached Object.prototype`);
+    }
+    // (`title.id` after `title`: the whole title is kept, and no top-level `id` comes with it, as in WordPress)
+    assert.deepEqual((await t.get(`/events/${e.id}`, { query: { _fields: 'title,title.id' } })).body, { title: 'Prototype names' });
+    assert.equal((await t.get(`/events/${e.id}`)).body.id, e.id);
+  });
+
   it('overrides POST with _method or X-HTTP-Method-Override', async () => {
     const e = await makeEvent(t, { title: 'Override me' });
     const viaQuery = await t.post(`/events/${e.id}`, { as: 'administrator', query: { _method: 'DELETE' } });
