@@ -340,13 +340,16 @@ function decodable(path: string): boolean {
   }
 }
 
-/** The method the route answers as, the way WordPress picks it (CONTRACT.md §0): HEAD is GET; POST may be overridden. */
+/**
+ * The method the route answers as, the way WordPress picks it (CONTRACT.md §0): HEAD is GET; POST may be
+ * overridden, by `_method` first and by the header without it.
+ */
 function effectiveMethod(transport: string, headers: Record<string, string>, query: Record<string, unknown>): string {
   if (transport === 'HEAD') return 'GET';
   if (transport !== 'POST') return transport;
+  if (typeof query._method === 'string' && query._method !== '') return query._method.toUpperCase();
   const header = headers['x-http-method-override'];
-  if (typeof header === 'string' && header !== '') return header.toUpperCase();
-  return typeof query._method === 'string' && query._method !== '' ? query._method.toUpperCase() : 'POST';
+  return typeof header === 'string' && header !== '' ? header.toUpperCase() : 'POST';
 }
 
 describe('fuzzing every route with bad input', () => {
