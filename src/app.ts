@@ -6,17 +6,19 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import type { ServerOptions as HttpsOptions } from 'node:https';
+import type { BusboyHeaders } from '@fastify/busboy';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import qs from 'qs';
 import type { Config } from './config/config.js';
 import { isAuthenticated } from './domain/actor.js';
-import { errors } from './domain/errors.js';
+import { ApiError, errors } from './domain/errors.js';
 import { MAX_DOCUMENT_BYTES } from './domain/imports/fetch.js';
 import { canImport } from './domain/imports/import.service.js';
 import { createServices, type Services } from './domain/services.js';
 import { CATEGORIES, TAGS } from './domain/terms/term.js';
 import type { WebhookObjects } from './domain/webhooks/webhook.service.js';
 import { Fragments } from './http/fragments.js';
+import { multipartAsForm } from './http/multipart.js';
 import { registerAuth } from './http/plugins/auth.plugin.js';
 import { registerResponseCache } from './http/plugins/cache.plugin.js';
 import { registerCors } from './http/plugins/cors.plugin.js';
@@ -75,6 +77,22 @@ const QUERY_OPTIONS: qs.IParseOptions = {
   allowPrototypes: false,
 };
 const FORM_OPTIONS: qs.IParseOptions = { ...QUERY_OPTIONS, parameterLimit: 10_000 };
+
+/**
+ * A form-encoded body's parameters. UTF-8 or nothing, as JSON bodies: raw bytes and percent-escapes alike (qs
+ * keeps a `%FF` it cannot decode as written, and a lenient decoding would store U+FFFD); the error names the
+ * parameter.
+ */
+function formFields(body: Buffer): Record<string, unknown> | ApiError {
+  const raw = body.toString('latin1');
+  const field = raw === '' ? undefined : raw.split('&').find((pair) => !isUtf8(Buffer.from(percentDecodedBytes(pair), 'latin1')));
+  if (field !== undefined) {
+    const name = field.split('=', 1)[0];
+    const key = isUtf8(Buffer.from(percentDecodedBytes(name), 'latin1')) ? qs.parse(name, FORM_OPTIONS) : {};
+    return errors.invalidParam(Object.keys(key)[0] ?? 'body', 'Not valid UTF-8.');
+  }
+  return qs.parse(body.toString('utf8'), FORM_OPTIONS);
+}
 
 /** A form pair's bytes as a latin1 string: its `%XX` escapes decoded, everything else as sent. */
 function percentDecodedBytes(text: string): string {
@@ -162,7 +180,7 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
   app.decorate('registry', registry);
   app.decorate('webhookObjects', webhookObjects(services, urls));
 
-  // Bodies: JSON and form-encoded, like the original; anything else is a 415.
+  // Bodies: JSON and forms (form-encoded and multipart), like the original; anything else is a 415.
   app.removeAllContentTypeParsers();
   // (the media type may carry parameters: `application/json; charset=utf-8`)
   app.addContentTypeParser(/^application\/([\w.-]+\+)?json\s*(;.*)?$/i, { parseAs: 'buffer' }, (req, body, done) => {
@@ -205,16 +223,21 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
     done(null, payload);
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (_req, body, done) => {
-    // UTF-8 or nothing, as JSON bodies: raw bytes and percent-escapes alike (qs keeps a `%FF` it cannot
-    // decode as written, and a lenient decoding would store U+FFFD); the error names the parameter
-    const raw = (body as Buffer).toString('latin1');
-    const field = raw === '' ? undefined : raw.split('&').find((pair) => !isUtf8(Buffer.from(percentDecodedBytes(pair), 'latin1')));
-    if (field !== undefined) {
-      const name = field.split('=', 1)[0];
-      const key = isUtf8(Buffer.from(percentDecodedBytes(name), 'latin1')) ? qs.parse(name, FORM_OPTIONS) : {};
-      return done(errors.invalidParam(Object.keys(key)[0] ?? 'body', 'Not valid UTF-8.'), undefined);
-    }
-    done(null, qs.parse((body as Buffer).toString('utf8'), FORM_OPTIONS));
+    const form = formFields(body as Buffer);
+    if (form instanceof ApiError) return done(form, undefined);
+    done(null, form);
+  });
+  // multipart/form-data (curl -F, a browser's FormData): its fields are a form body as PHP reads one, files dropped
+  app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, (req, body, done) => {
+    if (req.is404) return done(null, {});
+    multipartAsForm(body as Buffer, req.headers as BusboyHeaders, config.bodyLimit).then(
+      (encoded) => {
+        const form = formFields(encoded);
+        if (form instanceof ApiError) return done(form, undefined);
+        done(null, form);
+      },
+      (error: unknown) => done(errors.invalidParam('body', `Not a multipart/form-data body: ${(error as Error).message}.`), undefined),
+    );
   });
 
   registerErrorHandling(app, storage, config.bodyLimit);

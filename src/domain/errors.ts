@@ -77,7 +77,7 @@ export const errors = {
     new ApiError(
       'rest_unsupported_media_type',
       415,
-      `Unsupported content type "${type}": send application/json or application/x-www-form-urlencoded.`,
+      `Unsupported content type "${type}": send application/json, application/x-www-form-urlencoded or multipart/form-data.`,
     ),
   tooManyRequests: (retryAfterSeconds: number) =>
     new ApiError('rest_too_many_requests', 429, `Too many requests; try again in ${retryAfterSeconds} s.`, {

@@ -46,7 +46,7 @@ const STATUS_TEXT: Record<number, string> = {
   410: 'The item is already in the trash (`*-is-in-trash`), or is an occurrence its series no longer has (`event-occurrence-gone`).',
   412: 'A condition sent does not hold (`precondition-failed`): the item changed since the ETag in If-Match (or since If-Unmodified-Since), or it does not exist. Nothing was written.',
   413: 'The body is larger than BODY_LIMIT (`rest_payload_too_large`).',
-  415: 'The body is neither JSON nor form-encoded (`rest_unsupported_media_type`).',
+  415: 'The body is neither JSON nor a form, form-encoded or multipart (`rest_unsupported_media_type`).',
   428: 'REQUIRE_IF_MATCH is on and the write of an existing item carries neither If-Match nor If-Unmodified-Since (`precondition-required`).',
 };
 
@@ -252,6 +252,7 @@ function operation(method: HttpMethod, spec: RouteSpec): Json {
       content: {
         'application/json': { schema },
         'application/x-www-form-urlencoded': { schema },
+        'multipart/form-data': { schema },
         ...(spec.rawBody ? { [spec.rawBody.type]: { schema: { type: 'string', description: spec.rawBody.description } } } : {}),
       },
     };

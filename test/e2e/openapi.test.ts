@@ -75,7 +75,7 @@ describe('GET /doc', () => {
     assert.equal(categories.style, 'form');
     assert.equal(categories.explode, false);
     const create = doc.components.requestBodies[doc.paths['/events'].post.requestBody.$ref.split('/').pop()];
-    assert.deepEqual(Object.keys(create.content), ['application/json', 'application/x-www-form-urlencoded']);
+    assert.deepEqual(Object.keys(create.content), ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']);
     assert.deepEqual(create.content['application/json'].schema.required, ['title', 'start_date', 'end_date']);
     assert.deepEqual(doc.paths['/events/{id}'].delete.responses['410'].content['application/json'].schema, { $ref: '#/components/schemas/Error' });
   });
