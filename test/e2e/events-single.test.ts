@@ -62,6 +62,30 @@ describe('events: read', () => {
     assert.deepEqual(res.body, (await t.get(`/events/${e.id}`)).body);
   });
 
+  it("finds a slug written as WordPress' lookup reads it (any case, spaces or dots for dashes): by-slug reads, writes and deletes, events and venues alike", async () => {
+    const e = await makeEvent(t, { title: 'Loose Slug Night' });
+    assert.equal(e.slug, 'loose-slug-night');
+    for (const asked of ['Loose-Slug-Night', 'LOOSE%20SLUG%20NIGHT', 'loose.slug.night']) {
+      const res = await t.get(`/events/by-slug/${asked}`);
+      assert.equal(res.status, 200, asked);
+      assert.equal(res.body.id, e.id, asked);
+    }
+    // a write by such a slug edits that event and keeps its slug
+    const edited = await t.post('/events/by-slug/Loose-Slug-Night', { as: 'administrator', json: { title: 'Loose Slug Night, edited' } });
+    assert.equal(edited.status, 200, edited.text);
+    assert.equal(edited.body.id, e.id);
+    assert.equal((await t.get(`/events/${e.id}`)).body.slug, 'loose-slug-night');
+    const venue = (await t.post('/venues', { as: 'administrator', json: { venue: 'Loose Slug Hall' } })).body;
+    const byVenueSlug = await t.get('/venues/by-slug/Loose-Slug-Hall');
+    assert.equal(byVenueSlug.status, 200, byVenueSlug.text);
+    assert.equal(byVenueSlug.body.id, venue.id);
+    // what no spelling of a slug names is still the original's 400
+    assert.equal((await t.get('/events/by-slug/Loose-Slug-Day')).status, 400);
+    const trashed = await t.del('/events/by-slug/LOOSE-SLUG-NIGHT', { as: 'administrator' });
+    assert.equal(trashed.status, 200, trashed.text);
+    assert.equal(trashed.body.status, 'trash');
+  });
+
   it('answers the original error codes', async () => {
     const venue = await insertRawPost(t, 'venue');
     const missing = await t.get('/events/999999');

@@ -18,6 +18,7 @@ import { can, canReadPost } from '../policies.js';
 import { type PostKind, PostWriter, type VersionGuard } from '../posts/post-writer.js';
 import { assertMayWrite, postStamp, resolveImageRecord, retryOnConflict } from '../posts/post-writes.js';
 import { statusFilter } from '../posts/status.js';
+import { slugsToTry } from '../slugs.js';
 import type { Term } from '../terms/term.js';
 import { resolveTerms, type TermService } from '../terms/term.service.js';
 import { listVisibility } from '../visibility.js';
@@ -201,7 +202,7 @@ export class EventService {
   }
 
   async getBySlug(actor: Actor, slug: string): Promise<EventView> {
-    const record = await this.storage.events.findBySlug(slug);
+    const record = await this.findBySlug(slug);
     if (!record) throw errors.invalidParam('slug');
     this.assertReadable(actor, record);
     return (await this.views([record], actor))[0];
@@ -209,7 +210,16 @@ export class EventService {
 
   /** The id behind a slug (any status), for the by-slug routes. */
   async idForSlug(slug: string): Promise<number | undefined> {
-    return (await this.storage.events.findBySlug(slug))?.id;
+    return (await this.findBySlug(slug))?.id;
+  }
+
+  /** The event a slug names, as WordPress looks it up (see slugsToTry). */
+  private async findBySlug(slug: string): Promise<EventRecord | undefined> {
+    for (const tried of slugsToTry(slug)) {
+      const record = await this.storage.events.findBySlug(tried);
+      if (record) return record;
+    }
+    return undefined;
   }
 
   private assertReadable(actor: Actor, record: EventRecord): void {

@@ -14,6 +14,7 @@ import { can, canEditPost, canReadPost } from '../policies.js';
 import { type PostKind, type PostKindStore, PostWriter } from '../posts/post-writer.js';
 import { assertMayWrite, postStamp, resolveImage, retryOnConflict } from '../posts/post-writes.js';
 import { statusFilter } from '../posts/status.js';
+import { slugsToTry } from '../slugs.js';
 import { listVisibility } from '../visibility.js';
 import type { DetailsRecordOf, FieldSpec, KindOf, LinkedInput, LinkedKind, LinkedListQuery, LinkedType, RecordOf } from './linked.js';
 
@@ -66,8 +67,13 @@ export class LinkedService<T extends LinkedType> {
     return (await this.storage.posts.typeOf(id)) === this.kind.type;
   }
 
+  /** The id behind a slug (any status), as WordPress looks it up (see slugsToTry). */
   async idForSlug(slug: string): Promise<number | undefined> {
-    return (await this.store().findBySlug(slug))?.id;
+    for (const tried of slugsToTry(slug)) {
+      const found = await this.store().findBySlug(tried);
+      if (found) return found.id;
+    }
+    return undefined;
   }
 
   async get(actor: Actor, id: number): Promise<LinkedView<RecordOf<T>>> {
