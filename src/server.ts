@@ -18,7 +18,7 @@ import { startImportRunner } from './domain/imports/import.runner.js';
 import { UserService } from './domain/users/user.service.js';
 import { startWebhookRunner } from './domain/webhooks/webhook.runner.js';
 import { trackRequests } from './http/quiet.js';
-import { openStorage } from './storage/storage.js';
+import { openStorage, type Storage } from './storage/storage.js';
 import type { WebhookWorkerData, WebhookWorkerMessage } from './webhook-worker.js';
 
 /** How long a step of the webhook runner waits at most for the API to answer what it is answering. */
@@ -60,27 +60,37 @@ function startWebhookThread(log: FastifyBaseLogger, answering: Int32Array): { st
 }
 
 /** Migrations, statistics and the first administrator: once, before any worker serves. */
-async function prepareDatabase(config: Config): Promise<boolean> {
+async function prepareDatabase(config: Config): Promise<void> {
   const storage = await openStorage(config.database, { poolSize: 2 });
   try {
-    await storage.migrate();
-    await storage.optimize();
-    return await new UserService(storage).ensureAdmin(config.adminLogin, config.adminPassword);
+    await prepare(storage, config);
   } finally {
     await storage.close();
   }
 }
 
-export async function serve(config: Config, tls?: TlsFiles): Promise<void> {
-  if (config.workers > 1 && cluster.isPrimary) return primary(config);
-  if (cluster.isPrimary && (await prepareDatabase(config))) {
+async function prepare(storage: Storage, config: Config): Promise<void> {
+  await storage.migrate();
+  await storage.optimize();
+  if (await new UserService(storage).ensureAdmin(config.adminLogin, config.adminPassword)) {
     process.stdout.write(`created the first administrator ${config.adminLogin}\n`);
   }
+}
+
+/** A database in memory exists only in the connection that opened it: it is prepared there, not in one closed before. */
+function inMemory(config: Config): boolean {
+  return config.database.dialect === 'sqlite' && config.database.path === ':memory:';
+}
+
+export async function serve(config: Config, tls?: TlsFiles): Promise<void> {
+  if (config.workers > 1 && cluster.isPrimary) return primary(config);
+  if (cluster.isPrimary && !inMemory(config)) await prepareDatabase(config);
   return worker(config, tls);
 }
 
 async function worker(config: Config, tls: TlsFiles | undefined): Promise<void> {
   const storage = await openStorage(config.database);
+  if (inMemory(config)) await prepare(storage, config);
   const app = await buildApp(config, storage, tls ? { https: { cert: tls.cert, key: tls.key } } : {});
 
   // scheduled posts come due: checked at start and every minute (any number of processes may do it at once)
@@ -148,7 +158,7 @@ async function worker(config: Config, tls: TlsFiles | undefined): Promise<void> 
 }
 
 async function primary(config: Config): Promise<void> {
-  if (await prepareDatabase(config)) process.stdout.write(`created the first administrator ${config.adminLogin}\n`);
+  await prepareDatabase(config);
   let stopping = false;
   const fork = () => cluster.fork();
   for (let i = 0; i < config.workers; i++) fork();

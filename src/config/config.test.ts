@@ -155,6 +155,8 @@ describe('loadConfig', () => {
       { SQLITE_SYNCHRONOUS: 'OFF' },
       { SQLITE_SYNCHRONOUS: 'EXTRA' },
       { SQLITE_SYNCHRONOUS: '1' },
+      // every worker would open a database of its own
+      { DATABASE_URL: 'sqlite::memory:', WORKERS: '2' },
     ];
     for (const env of bad) {
       assert.throws(

@@ -440,6 +440,12 @@ export function loadConfig(env: Env): Config {
   }
   const redis = redisUrl === undefined ? undefined : Object.freeze({ url: parseRedisUrl(redisUrl), prefix: redisPrefix });
 
+  const workers = value(env, 'WORKERS')?.toLowerCase() === 'auto' ? availableParallelism() : integer(env, 'WORKERS', 1, 1, 256);
+  // each process would open a database of its own, and a write through one would be missing from the others
+  if (workers > 1 && database.dialect === 'sqlite' && database.path === ':memory:') {
+    throw new ConfigError('WORKERS', 'a database in memory (DATABASE_URL=sqlite::memory:) belongs to one process: use 1, or a file');
+  }
+
   return Object.freeze({
     port,
     host,
@@ -455,7 +461,7 @@ export function loadConfig(env: Env): Config {
     corsOrigins,
     cacheBytes: integer(env, 'CACHE_MB', 64, 0, 4096) * 1024 * 1024,
     fragmentBytes: integer(env, 'FRAGMENT_CACHE_MB', 16, 0, 4096) * 1024 * 1024,
-    workers: value(env, 'WORKERS')?.toLowerCase() === 'auto' ? availableParallelism() : integer(env, 'WORKERS', 1, 1, 256),
+    workers,
     rateLimit,
     redis,
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT', 30, 1, 3600) * 1000,

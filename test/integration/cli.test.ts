@@ -7,7 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { BIN, databaseUrl, runCli } from '../helpers/cli.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, DIALECT, type TestDatabase } from '../helpers/db.js';
+import { startServer } from '../helpers/server.js';
 
 describe('calendar CLI', () => {
   let dir: string;
@@ -233,5 +234,40 @@ describe('calendar CLI', () => {
     const res = await runCli(['migrate'], { ...env, SITE_TIMEZONE: 'Nowhere/Else' });
     assert.equal(res.code, 78);
     assert.match(res.stderr, /SITE_TIMEZONE/);
+  });
+});
+
+describe('calendar serve on a database in memory', { skip: DIALECT !== 'sqlite' && 'a database in memory is SQLite’s' }, () => {
+  const ADMIN = { ADMIN_LOGIN: 'admin', ADMIN_PASSWORD: 'choose-a-long-one' };
+
+  it('serves the database it migrated, with the first administrator in it: a write is stored and read back', async () => {
+    const server = await startServer({ DATABASE_URL: 'sqlite::memory:', ...ADMIN }, { captureLog: true });
+    try {
+      const created = await fetch(`${server.base}/calendar/events/v1/categories`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from('admin:choose-a-long-one').toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: 'name=Music',
+      });
+      assert.equal(created.status, 201, await created.clone().text());
+      assert.equal(((await created.json()) as { name: string }).name, 'Music');
+      const list = await fetch(`${server.base}/calendar/events/v1/categories?hide_empty=0`);
+      assert.equal(list.status, 200);
+      assert.deepEqual(
+        ((await list.json()) as { categories: { name: string }[] }).categories.map((c) => c.name),
+        ['Music'],
+      );
+      assert.match(server.log(), /^created the first administrator admin$/m);
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  });
+
+  it('refuses WORKERS above 1, each worker having a database of its own (exit 78, naming WORKERS)', async () => {
+    const res = await runCli(['serve'], { DATABASE_URL: 'sqlite::memory:', WORKERS: '2', LOG_LEVEL: 'silent', ...ADMIN });
+    assert.equal(res.code, 78);
+    assert.match(res.stderr, /WORKERS: a database in memory/);
   });
 });
