@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig, readTls } from './config.js';
+import { ConfigError, loadConfig, readTls, VARIABLES } from './config.js';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -171,6 +171,32 @@ describe('loadConfig', () => {
         JSON.stringify(env),
       );
     }
+  });
+});
+
+describe('VARIABLES', () => {
+  it('names every variable loadConfig reads, and no other', () => {
+    const read = new Set<string>();
+    const env = new Proxy({} as Record<string, string | undefined>, {
+      get: (_target, name) => {
+        if (typeof name === 'string') read.add(name);
+        return undefined;
+      },
+    });
+    loadConfig(env);
+    assert.deepEqual([...read].sort(), VARIABLES.map((v) => v.name).sort());
+  });
+
+  it("is the README's configuration table, row for row", () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8').split('\n');
+    const header = readme.indexOf('| variable | default | meaning |');
+    assert.ok(header > 0, 'the README has its configuration table');
+    const rows = [];
+    for (let i = header + 2; readme[i]?.startsWith('|'); i++) rows.push(readme[i]);
+    assert.deepEqual(
+      rows,
+      VARIABLES.map((v) => `| \`${v.name}\` | ${v.default} | ${v.description} |`),
+    );
   });
 });
 

@@ -105,162 +105,170 @@ export interface VariableDoc {
   description: string;
 }
 
-/** The documentation of every variable; the README's table is written from this list. */
+/**
+ * The documentation of every variable, row for row the README's configuration table (`| \`NAME\` | default |
+ * meaning |`, Markdown as it is there): config.test.ts checks that the two agree and that `loadConfig` reads these
+ * variables and no other.
+ */
 export const VARIABLES: readonly VariableDoc[] = [
-  { name: 'PORT', default: '8080', description: 'TCP port to listen on (1-65535).' },
-  { name: 'HOST', default: '127.0.0.1', description: 'Interface to listen on (`0.0.0.0` for all).' },
+  { name: 'PORT', default: '`8080`', description: 'TCP port to listen on (1-65535).' },
+  { name: 'HOST', default: '`127.0.0.1`', description: 'Interface to listen on (`0.0.0.0` for all).' },
   {
     name: 'PUBLIC_URL',
-    default: 'http://localhost:PORT',
+    default: '`http://localhost:PORT`',
     description:
-      'Base URL of every URL the API emits (`rest_url`, `urls.self`, …); http(s), no query. With `TLS_CERT` the default is `https://localhost:PORT`.',
+      'Base URL of every URL the API emits (`rest_url`, `urls.self`, …); http(s), no query or fragment (a trailing `/` is dropped). With `TLS_CERT`, `https://localhost:PORT`.',
   },
   {
     name: 'DATABASE_URL',
     default: 'SQLite file `./data/calendar.db`',
-    description: '`sqlite:PATH` (or `sqlite::memory:`) for SQLite, `postgres://user@host:port/db` for PostgreSQL.',
+    description:
+      '`sqlite:PATH` for SQLite (`sqlite::memory:`: a database in memory, gone when the process ends, `WORKERS` 1), `postgres://user@host:port/db` (or `postgresql://…`) for PostgreSQL.',
   },
   {
     name: 'SQLITE_SYNCHRONOUS',
-    default: 'NORMAL',
+    default: '`NORMAL`',
     description:
-      'SQLite only: `NORMAL` (a power loss may lose the last commits, never the file) or `FULL` (every answered write survives a power loss; an fsync per commit).',
+      'SQLite only: `NORMAL` (a power loss may lose the last commits, never the file) or `FULL` (every answered write survives a power loss, at an fsync per commit; group commit shares it).',
   },
   {
     name: 'SQLITE_READ_THREADS',
     default: 'cores − 1, 1 to 4',
     description:
-      'SQLite file only: threads, each with a read-only connection, that run the long reads of lists filtered by category, tag or search, so that they do not hold up other requests (0: on the main connection).',
+      'SQLite file only: threads, each with a read-only connection, that run the long reads of lists filtered by category, tag or search (a count that looks up every event of a category), so that the other requests are answered meanwhile; 0 to 16, `0` running them on the main connection.',
   },
-  { name: 'ADMIN_LOGIN', default: '(none)', description: 'On an empty database: login of the first administrator.' },
+  {
+    name: 'ADMIN_LOGIN',
+    default: '(none)',
+    description: 'On an empty database: login of the first administrator (letters, digits and `._@-`, at most 60 characters).',
+  },
   {
     name: 'ADMIN_PASSWORD',
     default: '(none)',
     description: "With `ADMIN_LOGIN`: that administrator's application password (at least 8 characters).",
   },
-  { name: 'SITE_TIMEZONE', default: 'UTC', description: 'Site time zone: an IANA name, `UTC` or `UTC±N[.5]`.' },
-  { name: 'LOG_LEVEL', default: 'info', description: 'fatal, error, warn, info, debug, trace or silent.' },
-  { name: 'BODY_LIMIT', default: '1048576', description: 'Largest accepted request body in bytes (larger → 413).' },
+  { name: 'SITE_TIMEZONE', default: '`UTC`', description: 'Site time zone: an IANA name, `UTC` or `UTC±N[.5]`.' },
+  { name: 'LOG_LEVEL', default: '`info`', description: 'fatal, error, warn, info, debug, trace or silent.' },
+  { name: 'BODY_LIMIT', default: '`1048576`', description: 'Largest accepted request body in bytes, 1024 to 1073741824 (larger → 413).' },
   {
-    name: 'CACHE_MB',
-    default: '64',
-    description: 'Memory for the response cache of reads, in MiB (entries live 1 s at most and die with any write); 0 turns it off.',
+    name: 'CORS_ORIGINS',
+    default: '(off)',
+    description: 'Origins allowed to call the API from browsers: `https://a.example,https://b.example`, or `*`.',
   },
+  { name: 'CACHE_MB', default: '`64`', description: 'Memory for the response cache of reads, in MiB (0–4096); 0 turns it off (see below).' },
   {
     name: 'FRAGMENT_CACHE_MB',
-    default: '16',
+    default: '`16`',
     description:
-      'Memory for the events of lists kept serialised, each as a kind of caller sees it, in MiB (they die with any write; lists of distinct URLs share them); 0 turns it off.',
+      'Memory for events kept serialised, each as a kind of caller sees it, in MiB (0–4096): lists of distinct URLs over the same events read and serialise only the events without one, and a single read with one reads nothing; they die with any write, like the response cache; 0 turns it off.',
   },
-  {
-    name: 'WORKERS',
-    default: '1',
-    description: 'Service processes sharing the port: a number, or `auto` for one per CPU core.',
-  },
+  { name: 'WORKERS', default: '`1`', description: 'Service processes sharing the port: a number (1–256), or `auto` for one per CPU core.' },
   {
     name: 'RATE_LIMIT',
     default: '(off)',
     description:
-      'Requests per client IP and window, e.g. `600/60s` or `20/1s`; over it → 429 with Retry-After. Counted per process, or across all processes with `REDIS_URL`.',
+      'Requests per client IP and window, e.g. `600/60s`, `100/1m` or `20/s` (`off`: no limit); over it → `429 rest_too_many_requests` with `Retry-After` (every answer carries `X-RateLimit-Limit`, `-Remaining`, `-Reset`). Counted in each process, or across all of them with `REDIS_URL`.',
   },
   {
     name: 'REDIS_URL',
     default: '(none)',
     description:
-      '`redis://[user:password@]host[:port][/db]` (or `rediss://` for TLS): a Redis where every process counts `RATE_LIMIT` together. Unreachable → requests are not limited, and a warning is logged.',
+      '`redis://[user:password@]host[:port][/db]` (`rediss://` for TLS): a Redis where every process counts `RATE_LIMIT` together. While it cannot be reached, requests are served unlimited (never a 500, never held more than 0.5 s) and a warning is logged.',
   },
   {
     name: 'REDIS_PREFIX',
     default: '`calendar:`',
-    description: 'Start of every key written to `REDIS_URL`, so that deployments sharing one Redis keep apart (letters, digits, `:._-`).',
+    description:
+      'Start of every key written to `REDIS_URL`, so deployments sharing one Redis keep their counts apart (letters, digits and `:._-`, at most 100 characters).',
   },
   {
     name: 'REQUEST_TIMEOUT',
-    default: '30',
-    description: 'Seconds a client has to send a whole request; slower ones are cut off (slow-client protection).',
-  },
-  {
-    name: 'CORS_ORIGINS',
-    default: '(off)',
-    description: 'Origins allowed to call the API from browsers: a comma-separated list (`https://a.example,https://b.example`) or `*`.',
+    default: '`30`',
+    description: 'Seconds a client has to send a whole request (1–3600); slower ones get 408 and are cut off.',
   },
   {
     name: 'WP_PATHS',
-    default: 'on',
+    default: '`on`',
     description:
-      'Also serve the API under `/wp-json/tribe/events/v1/…` and a WordPress root index at `/wp-json/`, for clients of the original that append that path to a site URL; `off` turns both off.',
+      'Also serve the API under `/wp-json/tribe/events/v1/…`, with a WordPress root index at `/wp-json/` (see below); `off` turns both off.',
   },
   {
     name: 'RECURRENCE_HORIZON_MONTHS',
-    default: '60',
+    default: '`60`',
     description:
-      'How far ahead the occurrences of a recurring series without an end exist (months, 1–240). A job moves the horizon forward daily; a query whose window reaches past it materialises more, up to twice this far.',
+      "How far ahead the occurrences of a recurring series without an end exist (months, 1–240); moved forward daily, and further (up to twice as far) when a list's window reaches past it.",
   },
-  { name: 'SITE_NAME', default: 'Events Calendar', description: 'The site name the WordPress root index (`/wp-json/`) shows.' },
+  {
+    name: 'SYNC_RETENTION_DAYS',
+    default: '`30`',
+    description:
+      'How long the change log keeps changes (days, 1–3650): a sync token older than that, or from before changes that left the log, answers `410` and the client starts over (see [Keeping a copy in sync](#keeping-a-copy-in-sync)).',
+  },
+  { name: 'SITE_NAME', default: '`Events Calendar`', description: 'The site name the WordPress root index shows.' },
   {
     name: 'SITE_DESCRIPTION',
-    default: 'Events, venues, organizers, event categories and tags over HTTP.',
+    default: '`Events, venues, organizers, event categories and tags over HTTP.`',
     description: 'The site tagline the WordPress root index shows.',
   },
   {
     name: 'TLS_CERT',
     default: '(none: plain HTTP)',
-    description: 'With `TLS_KEY`: path of a PEM certificate (chain) to serve HTTPS with, for deployments without a TLS-terminating proxy.',
+    description: 'With `TLS_KEY`: path of a PEM certificate (chain); the service then speaks HTTPS itself.',
   },
-  { name: 'TLS_KEY', default: '(none)', description: 'With `TLS_CERT`: path of the PEM private key of that certificate (not encrypted).' },
+  { name: 'TLS_KEY', default: '(none)', description: "With `TLS_CERT`: path of that certificate's PEM private key (not encrypted)." },
   {
     name: 'IMPORT_ALLOW_PRIVATE',
-    default: 'off',
+    default: '`off`',
     description:
-      '`on` lets imports fetch URLs on private, loopback, link-local and unique-local addresses (tests, trusted networks); off, such URLs are refused, redirects included.',
-  },
-  {
-    name: 'WEBHOOKS_ALLOW_PRIVATE',
-    default: 'off',
-    description:
-      '`on` lets webhook endpoints be http URLs and private, loopback, link-local or unique-local addresses (tests, development); off, only https URLs whose every address is public, checked when made and at every attempt.',
-  },
-  {
-    name: 'WEBHOOKS_VERIFY',
-    default: 'on',
-    description:
-      'A new webhook endpoint must answer a signed `webhook.test` with a 2xx within 10 s, or it is refused (`webhook-endpoint-unreachable`).',
-  },
-  {
-    name: 'WEBHOOKS_LEASE_SECONDS',
-    default: '60',
-    description:
-      'How long a process holds a webhook delivery it claimed to send (1–3600 s; renewed while it waits its turn); a process that dies holding one leaves it to another once this runs out. Keep it above the 15 s timeout, or a slow delivery may be sent twice.',
+      '`on` (or `1`) lets imports fetch URLs on private, loopback, link-local and unique-local addresses (tests, trusted networks); off, such URLs are refused, redirects included.',
   },
   {
     name: 'IMPORT_PARSE_TIMEOUT',
-    default: '20',
+    default: '`20`',
     description: 'Seconds parsing one imported .ics file may take (1–600); longer (a VTIMEZONE whose rules never end) fails the job.',
   },
   {
     name: 'IMPORT_RETRY_BASE_MS',
-    default: '1000',
+    default: '`1000`',
     description:
       'Site imports: the first wait after a failed request (doubling on each retry, at most a minute; a `Retry-After` the site sends wins), 1–60000 ms.',
   },
   {
     name: 'PAGES',
-    default: 'on',
+    default: '`on`',
     description:
-      "Serve the calendar as HTML pages at the original's addresses (`/events/`, `/events/month/`, `/event/<slug>/`, `/venue/<slug>/`…) and the embed (`/events/embed`); `off` turns them off.",
+      "Serve the calendar as HTML pages at the original's addresses (`/events/`, `/event/<slug>/`, …, see below) and the embed; `off` turns them off.",
   },
-  { name: 'PAGES_DEFAULT_VIEW', default: 'list', description: 'What `/events/` shows: `list` (upcoming events) or `month`.' },
+  { name: 'PAGES_DEFAULT_VIEW', default: '`list`', description: 'What `/events/` shows: `list` or `month`.' },
   {
     name: 'EMBED_ORIGINS',
-    default: '*',
+    default: '`*`',
     description:
-      'Sites that may show `/events/embed` in an iframe (CSP `frame-ancestors`): a comma-separated list of origins, `*` for any, or `none`.',
+      'Sites that may frame `/events/embed` (CSP `frame-ancestors`): origins (`https://a.example,https://b.example`), `*` for any, or `none`. The other pages may be framed by the site itself only.',
   },
   {
     name: 'REQUIRE_IF_MATCH',
-    default: 'off',
+    default: '`off`',
     description:
-      '`on`: an update or delete of an existing event, venue, organizer, category or tag must be conditional — `If-Match` with the ETag last read, or `If-Unmodified-Since` — else it answers 428 `precondition-required` (creates are not affected).',
+      '`on`: an update or delete of an existing event, venue, organizer, category or tag must carry `If-Match` (or `If-Unmodified-Since`), else `428 precondition-required` (see "Conditional requests"); creates are not affected.',
+  },
+  {
+    name: 'WEBHOOKS_ALLOW_PRIVATE',
+    default: '`off`',
+    description:
+      '`on` (or `1`) lets webhook endpoints be `http:` URLs and private, loopback, link-local or unique-local addresses (tests, development); off, only `https:` URLs whose every address is public, checked when made and at every attempt.',
+  },
+  {
+    name: 'WEBHOOKS_VERIFY',
+    default: '`on`',
+    description:
+      'A new webhook endpoint must answer a signed `webhook.test` with a 2xx within 10 s, or it is refused (`400 webhook-endpoint-unreachable`); `off` skips the check.',
+  },
+  {
+    name: 'WEBHOOKS_LEASE_SECONDS',
+    default: '`60`',
+    description:
+      'How long a process holds a webhook delivery it claimed to send (1–3600 s; renewed while it waits its turn); what a process that died held is sent by another (or after the restart) once this runs out. Keep it above the 15 s timeout.',
   },
 ];
 
