@@ -82,6 +82,20 @@ describe('events with venues and organizers', () => {
     }
   });
 
+  it('names the kind an id is not, with its article: "… is not a venue.", "… is not an organizer."', async () => {
+    const o = await makeLinked(t, 'organizer');
+    const v = await makeLinked(t, 'venue');
+    const ok = { title: 'Wrong kinds', start_date: '2030-01-01', end_date: '2030-01-01' };
+    const asVenue = await t.post('/events', { as: 'administrator', json: { ...ok, venue: o.id } });
+    assert.equal(asVenue.status, 400);
+    assert.equal(asVenue.body.code, 'rest_invalid_param');
+    assert.deepEqual(asVenue.body.data.params, { venue: `${o.id} is not a venue.` });
+    const asOrganizer = await t.post('/events', { as: 'administrator', json: { ...ok, organizer: [v.id] } });
+    assert.equal(asOrganizer.status, 400);
+    assert.equal(asOrganizer.body.code, 'rest_invalid_param');
+    assert.deepEqual(asOrganizer.body.data.params, { organizer: `${v.id} is not an organizer.` });
+  });
+
   it('is atomic: when one linked record fails inside the write, nothing of the write is stored', async () => {
     const v = await makeLinked(t, 'venue');
     const before = {

@@ -241,7 +241,7 @@ export class LinkedService<T extends LinkedType> {
   async linkable(tx: Storage, actor: Actor, id: number, found?: RecordOf<T>): Promise<RecordOf<T>> {
     const record = found?.id === id ? found : ((await this.store(tx).find(id)) as RecordOf<T> | undefined);
     if (!record || record.status === 'trash' || !canReadPost(actor, record)) {
-      throw errors.invalidParam(this.kind.type, `${id} is not a ${this.kind.type} that can be linked.`);
+      throw errors.invalidParam(this.kind.type, `${id} is not ${this.kind.named} that can be linked.`);
     }
     return record;
   }

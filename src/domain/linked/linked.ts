@@ -45,6 +45,8 @@ type Fields = Readonly<Record<string, FieldSpec>>;
 export interface LinkedKind<T extends LinkedType = LinkedType, F extends Fields = Fields, P extends Fields = Fields> {
   readonly type: T;
   readonly plural: `${T}s`;
+  /** The type with its article, for messages ("12 is not an organizer."). */
+  readonly named: string;
   /** The details table (one row per record, keyed by `post_id`). */
   readonly table: `${T}s`;
   /** The detail fields on the wire, in the original's argument order. */
@@ -65,6 +67,7 @@ export interface LinkedKind<T extends LinkedType = LinkedType, F extends Fields 
 export const VENUE = {
   type: 'venue',
   plural: 'venues',
+  named: 'a venue',
   table: 'venues',
   fields: {
     // a typed string in the original (CONTRACT.md §6.3): "false"/"0" are false; default true on create
@@ -93,6 +96,7 @@ export const VENUE = {
 export const ORGANIZER = {
   type: 'organizer',
   plural: 'organizers',
+  named: 'an organizer',
   table: 'organizers',
   fields: {
     phone: field('phone', 'text', 'Phone', { searched: true }),

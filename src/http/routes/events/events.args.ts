@@ -8,7 +8,7 @@ import type { Actor } from '../../../domain/actor.js';
 import { ApiError } from '../../../domain/errors.js';
 import type { EventInput, EventListQuery, LinkedRef } from '../../../domain/events/event.js';
 import type { FeedQuery } from '../../../domain/events/event.service.js';
-import type { LinkedType } from '../../../domain/linked/linked.js';
+import { LINKED_KINDS, type LinkedType } from '../../../domain/linked/linked.js';
 import type { Services } from '../../../domain/services.js';
 import { parseIsoBound } from '../../../time/iso-bound.js';
 import { isValidTimeZone } from '../../../time/zones.js';
@@ -68,7 +68,8 @@ function asId(v: unknown): number | undefined {
  * create (validated with the venue/organizer rules).
  */
 async function linkedRef(type: LinkedType, value: unknown, services: Services, actor: Actor): Promise<LinkedRef | Invalid> {
-  const fromId = async (id: number) => ((await services.readablePosts(actor, [id], type)).has(id) ? { id } : invalid(`${id} is not a ${type}.`));
+  const fromId = async (id: number) =>
+    (await services.readablePosts(actor, [id], type)).has(id) ? { id } : invalid(`${id} is not ${LINKED_KINDS[type].named}.`);
   const id = asId(value);
   if (id !== undefined) return fromId(id);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return invalid();
