@@ -308,6 +308,23 @@ describe('events: create', () => {
     assert.deepEqual(unknownId.categories, [], 'unknown ids are skipped, never turned into names');
   });
 
+  it('takes at most 100 terms of at most 200 characters a write: 400 saying which limit, and nothing stored', async () => {
+    const ok = { title: 'Too many terms', start_date: '2030-01-01', end_date: '2030-01-01' };
+    const before = await snapshot(t.storage.db);
+    const many = await t.post('/events', { as: 'administrator', json: { ...ok, tags: Array.from({ length: 101 }, (_, i) => `many-${i}`) } });
+    assert.equal(many.status, 400);
+    assert.equal(many.body.code, 'rest_invalid_param');
+    assert.deepEqual(many.body.data.params, { tags: 'At most 100 terms.' });
+    const long = await t.post('/events', { as: 'administrator', json: { ...ok, categories: ['x'.repeat(201)] } });
+    assert.equal(long.status, 400);
+    assert.equal(long.body.code, 'rest_invalid_param');
+    assert.deepEqual(long.body.data.params, { categories: 'A term name is at most 200 characters.' });
+    assert.deepEqual(diffSnapshots(before, await snapshot(t.storage.db)), {});
+    const hundred = await t.post('/events', { as: 'administrator', json: { ...ok, tags: Array.from({ length: 100 }, (_, i) => `many-${i}`) } });
+    assert.equal(hundred.status, 201, hundred.text);
+    assert.equal(hundred.body.tags.length, 100);
+  });
+
   it('matches a term entry by slug before name, and by name the oldest term, whichever else the write names', async () => {
     const blues = await makeCategory(t, { name: 'Blues', slug: 'blues-night' });
     const grooveOne = await makeCategory(t, { name: 'Groove', slug: 'g-one' });

@@ -51,7 +51,9 @@ const termListArg = (description: string) =>
   arg(Type.Unknown({ description }), {
     check: (v: unknown) => {
       const list = termList(v);
-      if (list === undefined || list.length > 100 || list.some((t) => String(t).length > 200)) return invalid();
+      if (list === undefined) return invalid();
+      if (list.length > 100) return invalid('At most 100 terms.');
+      if (list.some((t) => String(t).length > 200)) return invalid('A term name is at most 200 characters.');
       return accept(list);
     },
   });
