@@ -24,6 +24,7 @@ commands:
   users app-password LOGIN [--app-password P]
                                           add another application password
   users revoke LOGIN                      revoke every application password of a user
+  users set-role LOGIN --role ROLE        give a user another role (from their next request on)
   import ics FILE|URL [--dry-run] [--status draft|publish|pending|private]
              [--update overwrite|retain|preserve] [--as LOGIN]
                                           import an iCalendar file or feed (as LOGIN, default the

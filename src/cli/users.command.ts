@@ -52,13 +52,15 @@ export async function usersCommand(config: Config, argv: string[]): Promise<numb
     return login;
   };
   // the command line is checked whole before the database is opened
-  const allowed: Record<string, string[]> = { add: ['role', 'email', 'app-password'], 'app-password': ['app-password'] };
+  const allowed: Record<string, string[]> = { add: ['role', 'email', 'app-password'], 'app-password': ['app-password'], 'set-role': ['role'] };
   const stray = Object.keys(values).find((name) => !(allowed[sub ?? ''] ?? []).includes(name));
-  if (stray !== undefined && sub !== undefined && ['add', 'list', 'remove', 'app-password', 'revoke'].includes(sub)) {
+  if (stray !== undefined && sub !== undefined && ['add', 'list', 'remove', 'app-password', 'revoke', 'set-role'].includes(sub)) {
     throw new UsageError(`users ${sub} does not take --${stray}`);
   }
   if (sub === 'list' && positionals.length > 0) throw new UsageError('users list takes no arguments');
-  if (sub === 'add' && values.role !== undefined && !isRole(values.role)) throw new UsageError(`role must be one of ${ROLES.join(', ')}`);
+  if ((sub === 'add' || sub === 'set-role') && values.role !== undefined && !isRole(values.role))
+    throw new UsageError(`role must be one of ${ROLES.join(', ')}`);
+  if (sub === 'set-role' && values.role === undefined) throw new UsageError('users set-role needs --role ROLE');
 
   const storage = await openStorage(config.database, { poolSize: 1 });
   try {
@@ -88,6 +90,12 @@ export async function usersCommand(config: Config, argv: string[]): Promise<numb
       case 'app-password': {
         const created = await users.addAppPassword(needLogin(), values['app-password']);
         printPassword(created.login, created.password, created.generated);
+        return 0;
+      }
+      case 'set-role': {
+        const l = needLogin();
+        const before = await users.setRole(l, values.role as string);
+        process.stdout.write(before === values.role ? `${l} is already ${before}\n` : `${l}: ${before} → ${values.role}\n`);
         return 0;
       }
       case 'revoke': {

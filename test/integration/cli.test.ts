@@ -196,6 +196,44 @@ describe('calendar CLI', () => {
     }
   });
 
+  it('users set-role gives another role, seen by the running service at the next request; a sync token from before answers 410', async () => {
+    assert.equal((await runCli(['users', 'add', 'erin', '--role', 'subscriber', '--app-password', 'erin-secret-1'], env)).code, 0);
+    const app = await buildApp(loadConfig({ LOG_LEVEL: 'silent' }), db.storage, { logger: false });
+    try {
+      const auth = { authorization: basic('erin', 'erin-secret-1') };
+      const createTag = (name: string) =>
+        app.inject({ method: 'POST', url: '/calendar/events/v1/tags', headers: { ...auth, 'content-type': 'application/json' }, payload: { name } });
+      // a subscriber may not create terms, and starts a sync as one
+      assert.equal((await createTag('erin before')).statusCode, 403);
+      const started = await app.inject({ url: '/calendar/events/v1/tags?sync_token=start&per_page=500', headers: auth });
+      assert.equal(started.statusCode, 200, started.body);
+      const token = started.json().next_sync_token as string;
+      assert.ok(token);
+
+      const res = await runCli(['users', 'set-role', 'erin', '--role', 'editor'], env);
+      assert.equal(res.code, 0, res.stderr);
+      assert.equal(res.stdout, 'erin: subscriber → editor\n');
+      assert.match((await runCli(['users', 'list'], env)).stdout, /erin\s+editor/);
+      // the same app, which had the credentials remembered: the next request is an editor's
+      assert.equal((await createTag('erin after')).statusCode, 201);
+      const resumed = await app.inject({ url: `/calendar/events/v1/tags?sync_token=${encodeURIComponent(token)}`, headers: auth });
+      assert.equal(resumed.statusCode, 410, resumed.body);
+      assert.equal((await runCli(['users', 'set-role', 'erin', '--role', 'editor'], env)).stdout, 'erin is already editor\n');
+    } finally {
+      await app.close();
+    }
+    for (const [args, code] of [
+      [['users', 'set-role', 'nobody-here', '--role', 'author'], 67],
+      [['users', 'set-role', 'erin', '--role', 'owner'], 2],
+      [['users', 'set-role', 'erin'], 2],
+      [['users', 'set-role', 'erin', '--role', 'author', '--email', 'x@example.org'], 2],
+    ] as const) {
+      const out = await runCli([...args], env);
+      assert.equal(out.code, code, `${args.join(' ')}: ${out.stderr}`);
+    }
+    assert.match((await runCli(['users', 'list'], env)).stdout, /erin\s+editor/);
+  });
+
   it('users app-password, revoke and remove of an unknown login exit 67', async () => {
     for (const sub of ['app-password', 'revoke', 'remove']) {
       const res = await runCli(['users', sub, 'nobody-here'], env);

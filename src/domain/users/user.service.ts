@@ -76,6 +76,21 @@ export class UserService {
     });
   }
 
+  /**
+   * Gives a user another role (WordPress' set_role), answering the one they had. Their next request is answered
+   * with the new role's rights: the write moves the credentials version, which every remembered credential and a
+   * webhook endpoint's owner are checked against; a sync token they started before says 410 (sync.service.ts).
+   */
+  async setRole(login: string, role: string): Promise<string> {
+    if (!isRole(role)) throw new UserError(`role must be one of ${ROLES.join(', ')}`);
+    return this.storage.transaction(async (tx) => {
+      const user = await tx.users.findByLogin(login);
+      if (!user) throw new NoSuchUserError(login);
+      if (user.role !== role) await tx.users.setRole(user.id, role);
+      return user.role;
+    });
+  }
+
   async revoke(login: string): Promise<number> {
     return this.storage.transaction(async (tx) => {
       const user = await tx.users.findByLogin(login);

@@ -95,6 +95,10 @@ export class UserStore {
     return Number(result.numDeletedRows) > 0;
   }
 
+  async setRole(id: number, role: string): Promise<void> {
+    await this.db.updateTable('users').set({ role }).where('id', '=', id).execute();
+  }
+
   async addAppPassword(userId: number, password: NewAppPassword): Promise<number> {
     const row = await this.db
       .insertInto('app_passwords')
