@@ -170,7 +170,7 @@ export const errors = {
     ),
   webhookUrlRefused: (reason: string) => new ApiError('webhook-url-refused', 400, `The URL is refused: ${reason}`, { params: { url: reason } }),
   webhookUnreachable: (reason: string) =>
-    new ApiError('webhook-endpoint-unreachable', 400, `The endpoint did not accept a webhook.test within 10 s: ${reason}`),
+    new ApiError('webhook-endpoint-unreachable', 400, `The endpoint did not accept a webhook.test (a 2xx within 10 s): ${reason}`),
 
   // --- image files kept here (`/media/<sha256>.<ext>`, issue 15) ---
   mediaNotFound: () => new ApiError('media-not-found', 404, 'No image file of this service has that name.'),
