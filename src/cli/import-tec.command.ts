@@ -65,9 +65,11 @@ export function printReport(report: TecReport, write: (s: string) => void): void
   for (const w of report.warnings) write(`  ! ${w.resource} ${w.remote_id}: ${w.reason}\n`);
 }
 
-async function writeRedirects(services: Services, config: Config, site: string, file: string | undefined): Promise<number> {
+/** The redirect map of the imports of a site, written out; undefined (nothing written) when none was imported. */
+async function writeRedirects(services: Services, config: Config, site: string, file: string | undefined): Promise<number | undefined> {
   const urls = new Urls(config.publicUrl);
   const maps = await services.imports.redirects(site, urls);
+  if (maps.length === 0) return undefined;
   const text = maps
     .map((m) => nginxMap(m.redirects, m.sourceKey.replace(/\/(\?rest_route=\/)?(wp-json\/)?tribe\/events\/v1$/, ''), urls.home))
     .join('\n');
@@ -98,8 +100,8 @@ export async function importTecCommand(config: Config, argv: string[]): Promise<
     const services = createServices(config, storage);
     if (sub === 'redirects') {
       const n = await writeRedirects(services, config, url, values.out);
-      process.stderr.write(`${n} redirects\n`);
-      return n > 0 ? 0 : 1;
+      process.stderr.write(n === undefined ? `calendar: no import of ${url} here (calendar import tec ${url} makes one)\n` : `${n} redirects\n`);
+      return n !== undefined && n > 0 ? 0 : 1;
     }
     const actor = await actingUser(storage, values.as, 'name an editor with --as LOGIN');
     if (!actor) return 67;
@@ -161,7 +163,7 @@ export async function importTecCommand(config: Config, argv: string[]): Promise<
     if (done.failure) process.stderr.write(`calendar: import failed: ${done.failure}\n`);
     if (values.redirects !== undefined && done.state === 'done' && report?.site) {
       const n = await writeRedirects(services, config, report.site.api_root, values.redirects);
-      process.stdout.write(`redirect map: ${n} old permalinks → ${values.redirects}\n`);
+      process.stdout.write(`redirect map: ${n ?? 0} old permalinks → ${values.redirects}\n`);
     }
     return exitCodeOf(done.state, report ? totals(report).failed : done.failed);
   } catch (error) {

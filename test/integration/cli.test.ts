@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -232,6 +232,14 @@ describe('calendar CLI', () => {
       assert.equal(out.code, code, `${args.join(' ')}: ${out.stderr}`);
     }
     assert.match((await runCli(['users', 'list'], env)).stdout, /erin\s+editor/);
+  });
+
+  it('import redirects of a site never imported here says so and exits 1, writing no map', async () => {
+    const out = join(dir, 'never.map');
+    const res = await runCli(['import', 'redirects', 'http://127.0.0.1:9/', '--out', out], env);
+    assert.equal(res.code, 1, res.stderr);
+    assert.match(res.stderr, /^calendar: no import of http:\/\/127\.0\.0\.1:9\/ here \(calendar import tec http:\/\/127\.0\.0\.1:9\/ makes one\)$/m);
+    assert.equal(existsSync(out), false);
   });
 
   it('users app-password, revoke and remove of an unknown login exit 67', async () => {
