@@ -98,6 +98,16 @@ describe('calendar CLI', () => {
     const cases: [string[], RegExp][] = [
       [['users', 'add', 'dave', '--role', 'king'], /role must be one of/],
       [['users', 'add', 'bob', '--role', 'editor'], /already exists/],
+      // as WordPress: no login in another case, no e-mail address twice, no login that is another's address
+      [['users', 'add', 'BOB', '--role', 'editor'], /^calendar: user bob already exists \(logins differ by more than case\)$/m],
+      [
+        ['users', 'add', 'robert', '--role', 'editor', '--email', 'Bob@Example.org'],
+        /^calendar: Bob@Example\.org is already the e-mail address of bob$/m,
+      ],
+      [
+        ['users', 'add', 'bob@example.org', '--role', 'editor'],
+        /^calendar: bob@example\.org is the e-mail address of bob, which signs in with it too$/m,
+      ],
       [['users', 'add', 'bad login', '--role', 'editor'], /login may hold/],
       [['users', 'add', 'erin', '--role', 'editor', '--app-password', 'short'], /8 to 256/],
       [['users', 'remove', 'nobody'], /no user nobody/],
@@ -110,6 +120,7 @@ describe('calendar CLI', () => {
       assert.notEqual(res.code, 0, args.join(' '));
       assert.match(res.stderr, message, args.join(' '));
     }
+    assert.doesNotMatch((await runCli(['users', 'list'], env)).stdout, /^\d+\s+(BOB|robert|bob@example\.org)\s/m);
   });
 
   it('import ics exits 0 when every event came, 3 when the import was done with records that failed, 66 on a file it cannot read', async () => {

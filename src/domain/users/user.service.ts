@@ -45,6 +45,14 @@ export class UserService {
     try {
       return await this.storage.transaction(async (tx) => {
         if (await tx.users.findByLogin(input.login)) throw new UserError(`user ${input.login} already exists`);
+        const email = input.email ?? '';
+        for (const other of await tx.users.confusable(input.login, email)) {
+          if (other.login.toLowerCase() === input.login.toLowerCase())
+            throw new UserError(`user ${other.login} already exists (logins differ by more than case)`);
+          if (email !== '' && other.email.toLowerCase() === email.toLowerCase())
+            throw new UserError(`${email} is already the e-mail address of ${other.login}`);
+          throw new UserError(`${input.login} is the e-mail address of ${other.login}, which signs in with it too`);
+        }
         const user = await tx.users.create({
           login: input.login,
           email: input.email ?? '',

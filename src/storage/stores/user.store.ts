@@ -56,6 +56,28 @@ export class UserStore {
     return this.db.selectFrom('users').selectAll().where('login', '=', login).executeTakeFirst();
   }
 
+  /**
+   * Users a new login and e-mail address would be confused with, as WordPress refuses them (wp_insert_user under
+   * MySQL's case-insensitive collation): the login in another case, the e-mail address another's, or a login that
+   * is another's e-mail address (a login with `@` is also looked up by e-mail when authenticating).
+   */
+  confusable(login: string, email: string): Promise<Pick<UserRow, 'login' | 'email'>[]> {
+    const folded = login.toLowerCase();
+    const mail = email.toLowerCase();
+    return this.db
+      .selectFrom('users')
+      .select(['login', 'email'])
+      .where((eb) =>
+        eb.or([
+          eb(eb.fn('lower', ['login']), '=', folded),
+          ...(login.includes('@') ? [eb(eb.fn('lower', ['email']), '=', folded)] : []),
+          ...(mail !== '' ? [eb(eb.fn('lower', ['email']), '=', mail)] : []),
+        ]),
+      )
+      .orderBy('id')
+      .execute();
+  }
+
   list(): Promise<(UserRow & { app_passwords: number })[]> {
     return this.db
       .selectFrom('users')
