@@ -16,7 +16,7 @@ import { OUTCOMES, RESOURCES, type TecReport, totals } from '../domain/imports/t
 import { createServices, type Services } from '../domain/services.js';
 import { Urls } from '../http/urls.js';
 import { openStorage } from '../storage/storage.js';
-import { actingUser, parseCommand, UsageError } from './users.command.js';
+import { actingUser, parseCommand, UsageError, valueOrFile } from './users.command.js';
 
 /**
  * An import's exit code: 0 done, 1 failed, 3 done with records that failed (the report lists them), so that a
@@ -29,6 +29,7 @@ export function exitCodeOf(state: string, failedRecords: number): number {
 
 const OPTIONS = {
   'app-password': { type: 'string' },
+  'app-password-file': { type: 'string' },
   'event-password': { type: 'string' },
   since: { type: 'string' },
   'dry-run': { type: 'boolean' },
@@ -90,7 +91,9 @@ export async function importTecCommand(config: Config, argv: string[]): Promise<
   if (values.images !== undefined && !['link', 'download', 'skip'].includes(values.images))
     throw new UsageError('--images is link, download or skip');
   if (values.since !== undefined && !isDay(values.since)) throw new UsageError(`--since is a day, YYYY-MM-DD (${values.since} is not one)`);
-  if (values['app-password'] !== undefined && !values['app-password'].includes(':')) throw new UsageError('--app-password is LOGIN:PASSWORD');
+  const appPassword = valueOrFile(values, 'app-password');
+  if (appPassword === null) return 66;
+  if (appPassword !== undefined && !appPassword.includes(':')) throw new UsageError('--app-password (or its file) is LOGIN:PASSWORD');
   const concurrency = int(values.concurrency, 'concurrency', 1, 8, 2);
   const maxProbes = int(values['max-probes'], 'max-probes', 0, 100000, 5000);
 
@@ -122,7 +125,7 @@ export async function importTecCommand(config: Config, argv: string[]): Promise<
         group_series: values['group-series'] === true,
         images: values.images ?? 'link',
         concurrency,
-        app_password: values['app-password'],
+        app_password: appPassword,
         event_password: values['event-password'],
         author: author.id,
         max_probes: maxProbes,

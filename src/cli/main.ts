@@ -17,11 +17,11 @@ commands:
   serve                                   run the HTTP service (what \`npm start\` runs)
   migrate                                 apply pending database migrations
   openapi [--out FILE]                    print (or write) the OpenAPI document of GET /doc
-  users add LOGIN --role ROLE [--email E] [--app-password P]
+  users add LOGIN --role ROLE [--email E] [--app-password P | --app-password-file FILE]
                                           create a user and an application password
   users list                              list users
   users remove LOGIN                      delete a user (their posts stay, without author)
-  users app-password LOGIN [--app-password P]
+  users app-password LOGIN [--app-password P | --app-password-file FILE]
                                           add another application password
   users revoke LOGIN                      revoke every application password of a user
   users set-role LOGIN --role ROLE        give a user another role (from their next request on)
@@ -29,8 +29,8 @@ commands:
              [--update overwrite|retain|preserve] [--as LOGIN]
                                           import an iCalendar file or feed (as LOGIN, default the
                                           first administrator), then print a summary
-  import tec SITE_URL [--app-password LOGIN:PASSWORD] [--event-password P] [--since YYYY-MM-DD]
-             [--dry-run] [--prune] [--group-series] [--images link|download|skip] [--concurrency N]
+  import tec SITE_URL [--app-password LOGIN:PASSWORD | --app-password-file FILE] [--event-password P]
+             [--since YYYY-MM-DD] [--dry-run] [--prune] [--group-series] [--images link|download|skip] [--concurrency N]
              [--as LOGIN] [--author LOGIN] [--max-probes N] [--redirects FILE]
                                           move a whole site running The Events Calendar in (run it
                                           again to update; a stopped run resumes), then print the report

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.js';
 import { type Actor, isRole, ROLES } from '../domain/actor.js';
@@ -38,12 +39,36 @@ function printPassword(login: string, password: string, generated: boolean): voi
   }
 }
 
+/**
+ * A secret given as `--…-file FILE` rather than on the command line, where every user of the machine can read it
+ * in the process list: the file's text, trimmed. Undefined, with the reason printed, when it cannot be read (the
+ * command then exits 66, EX_NOINPUT).
+ */
+export function secretFromFile(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch (error) {
+    process.stderr.write(`calendar: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}\n`);
+    return undefined;
+  }
+}
+
+/** `--NAME VALUE` or `--NAME-file FILE`, not both: the value, undefined when neither was given, null when the file could not be read. */
+export function valueOrFile(values: Record<string, unknown>, name: string): string | undefined | null {
+  const given = values[name] as string | undefined;
+  const file = values[`${name}-file`] as string | undefined;
+  if (given !== undefined && file !== undefined) throw new UsageError(`--${name} and --${name}-file are one or the other`);
+  if (file === undefined) return given;
+  return secretFromFile(file) ?? null;
+}
+
 export async function usersCommand(config: Config, argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   const options = {
     role: { type: 'string' },
     email: { type: 'string' },
     'app-password': { type: 'string' },
+    'app-password-file': { type: 'string' },
   } as const;
   const { values, positionals } = parseCommand(rest, options);
   const login = positionals[0];
@@ -52,7 +77,11 @@ export async function usersCommand(config: Config, argv: string[]): Promise<numb
     return login;
   };
   // the command line is checked whole before the database is opened
-  const allowed: Record<string, string[]> = { add: ['role', 'email', 'app-password'], 'app-password': ['app-password'], 'set-role': ['role'] };
+  const allowed: Record<string, string[]> = {
+    add: ['role', 'email', 'app-password', 'app-password-file'],
+    'app-password': ['app-password', 'app-password-file'],
+    'set-role': ['role'],
+  };
   const stray = Object.keys(values).find((name) => !(allowed[sub ?? ''] ?? []).includes(name));
   if (stray !== undefined && sub !== undefined && ['add', 'list', 'remove', 'app-password', 'revoke', 'set-role'].includes(sub)) {
     throw new UsageError(`users ${sub} does not take --${stray}`);
@@ -61,6 +90,8 @@ export async function usersCommand(config: Config, argv: string[]): Promise<numb
   if ((sub === 'add' || sub === 'set-role') && values.role !== undefined && !isRole(values.role))
     throw new UsageError(`role must be one of ${ROLES.join(', ')}`);
   if (sub === 'set-role' && values.role === undefined) throw new UsageError('users set-role needs --role ROLE');
+  const chosen = valueOrFile(values, 'app-password');
+  if (chosen === null) return 66;
 
   const storage = await openStorage(config.database, { poolSize: 1 });
   try {
@@ -70,7 +101,7 @@ export async function usersCommand(config: Config, argv: string[]): Promise<numb
       case 'add': {
         const l = needLogin();
         if (values.role === undefined) throw new UsageError('users add needs --role ROLE');
-        const created = await users.add({ login: l, role: values.role, email: values.email, password: values['app-password'] });
+        const created = await users.add({ login: l, role: values.role, email: values.email, password: chosen });
         process.stdout.write(`created ${values.role} ${l}\n`);
         printPassword(l, created.password, created.generated);
         return 0;
@@ -88,7 +119,7 @@ export async function usersCommand(config: Config, argv: string[]): Promise<numb
         process.stdout.write(`removed ${login}\n`);
         return 0;
       case 'app-password': {
-        const created = await users.addAppPassword(needLogin(), values['app-password']);
+        const created = await users.addAppPassword(needLogin(), chosen);
         printPassword(created.login, created.password, created.generated);
         return 0;
       }

@@ -3,7 +3,6 @@
  * administrator (`--as LOGIN`, default the first administrator), on the service's database. The running
  * service sends what the change log holds; this command only manages endpoints and reads the log.
  */
-import { readFileSync } from 'node:fs';
 import type { Config } from '../config/config.js';
 import type { Actor } from '../domain/actor.js';
 import { ApiError } from '../domain/errors.js';
@@ -12,7 +11,7 @@ import { isWebhookSecret, type WebhookFilter } from '../domain/webhooks/webhook.
 import type { Delivery, Endpoint, PayloadKind } from '../domain/webhooks/webhook.service.js';
 import { openStorage } from '../storage/storage.js';
 import type { DeliveryState } from '../storage/stores/webhook.store.js';
-import { actingUser, parseCommand, UsageError } from './users.command.js';
+import { actingUser, parseCommand, secretFromFile, UsageError } from './users.command.js';
 
 const STATES: readonly DeliveryState[] = ['pending', 'held', 'succeeded', 'failed'];
 
@@ -95,12 +94,8 @@ export async function webhooksCommand(config: Config, argv: string[]): Promise<n
       // that it is not in the process list
       let secret: string | undefined;
       if (values['secret-file'] !== undefined) {
-        try {
-          secret = readFileSync(values['secret-file'], 'utf8').trim();
-        } catch (error) {
-          process.stderr.write(`calendar: cannot read ${values['secret-file']}: ${(error as NodeJS.ErrnoException).code ?? String(error)}\n`);
-          return 66;
-        }
+        secret = secretFromFile(values['secret-file']);
+        if (secret === undefined) return 66;
         if (!isWebhookSecret(secret)) throw new UsageError('--secret-file holds whsec_ followed by 24 to 64 bytes in base64');
       }
       run = async (actor, services) => {

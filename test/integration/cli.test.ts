@@ -253,6 +253,27 @@ describe('calendar CLI', () => {
     assert.equal(existsSync(out), false);
   });
 
+  it('reads a chosen application password from --app-password-file (not in the process list); a file it cannot read is exit 66, both ways at once a usage error', async () => {
+    const file = join(dir, 'gina.secret');
+    writeFileSync(file, 'gina-file-secret-1\n');
+    const res = await runCli(['users', 'add', 'gina', '--role', 'author', '--app-password-file', file], env);
+    assert.equal(res.code, 0, res.stderr);
+    assert.doesNotMatch(res.stdout, /gina-file-secret-1/);
+    await withApp(async (inject) => assert.equal(await inject(basic('gina', 'gina-file-secret-1')), 200));
+    const missing = await runCli(['users', 'app-password', 'gina', '--app-password-file', join(dir, 'nothing.secret')], env);
+    assert.equal(missing.code, 66, missing.stderr);
+    assert.match(missing.stderr, /^calendar: cannot read .*nothing\.secret: ENOENT$/m);
+    const both = await runCli(['users', 'app-password', 'gina', '--app-password', 'x-secret-123', '--app-password-file', file], env);
+    assert.equal(both.code, 2, both.stderr);
+    assert.match(both.stderr, /^calendar: --app-password and --app-password-file are one or the other$/m);
+    const tec = await runCli(['import', 'tec', 'http://127.0.0.1:9/', '--app-password-file', join(dir, 'nothing.secret')], env);
+    assert.equal(tec.code, 66, tec.stderr);
+    writeFileSync(join(dir, 'no-colon.secret'), 'just-a-password\n');
+    const noLogin = await runCli(['import', 'tec', 'http://127.0.0.1:9/', '--app-password-file', join(dir, 'no-colon.secret')], env);
+    assert.equal(noLogin.code, 2, noLogin.stderr);
+    assert.match(noLogin.stderr, /LOGIN:PASSWORD/);
+  });
+
   it('users app-password, revoke and remove of an unknown login exit 67', async () => {
     for (const sub of ['app-password', 'revoke', 'remove']) {
       const res = await runCli(['users', sub, 'nobody-here'], env);
