@@ -99,7 +99,8 @@ export async function createTestApp(
       headers['content-type'] = options.raw.type;
       payload = options.raw.body;
     }
-    let url = path.startsWith('/calendar') || path.startsWith('/healthz') || path === '/' ? path : `${BASE}${path}`;
+    const absolute = path.startsWith('/calendar') || path.startsWith('/wp-json') || path.startsWith('/healthz') || path === '/';
+    let url = absolute ? path : `${BASE}${path}`;
     if (options.query !== undefined) {
       const q =
         typeof options.query === 'string'
