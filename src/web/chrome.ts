@@ -95,6 +95,8 @@ export interface Chrome {
   readonly todayUrl: string | undefined;
   readonly heading: string | undefined;
   readonly apiRoot: string;
+  /** WordPress' API discovery (what the `Link: rel="https://api.w.org/"` header names), as every WordPress page's head has it. */
+  readonly apiDiscovery: string;
   // helpers the templates call
   readonly scriptJson: (value: unknown) => string;
   readonly weekdays: readonly string[];
@@ -151,6 +153,7 @@ export async function chrome(ctx: PageContext, config: Config, o: ChromeOptions)
     todayUrl: o.view === 'list' ? undefined : o.view ? viewUrl(o.base, o.view, given, { date: today }) : undefined,
     heading: o.base.term ? `${o.base.term.kind === 'category' ? 'Category' : 'Tag'}: ${o.base.term.name}` : undefined,
     apiRoot: o.apiRoot,
+    apiDiscovery: `${home}/${config.wpPaths ? 'wp-json/' : ''}`,
     scriptJson,
     weekdays: WEEKDAYS,
     perDay: MONTH_PER_DAY,

@@ -368,6 +368,12 @@ describe('calendar pages: list, event, venue and organizer pages', () => {
     assert.equal(res.headers['x-tec-api-version'], 'v1');
     assert.equal(res.headers['x-tec-api-root'], `${PUBLIC_URL}/calendar/events/v1/events/${e.id}`);
     assert.equal(res.headers['x-tec-api-origin'], `${PUBLIC_URL}/`);
+    // WordPress' API discovery in the head too, as on every WordPress page (clients that read the page find the API)
+    const discovery = all(res.doc, (l) => l.name === 'link' && attr(l, 'rel') === 'https://api.w.org/');
+    assert.equal(discovery.length, 1);
+    assert.equal(attr(discovery[0], 'href'), `${PUBLIC_URL}/wp-json/`);
+    assert.match(String(res.headers.link), new RegExp(`^<${PUBLIC_URL}/wp-json/>; rel="https://api.w.org/"$`));
+    assert.equal(attr(all(res.doc, (m) => m.name === 'meta' && attr(m, 'name') === 'tec-api-version')[0], 'content'), 'v1');
     assert.equal(res.headers['x-robots-tag'], undefined, 'pages are for search engines too');
     const csp = String(res.headers['content-security-policy']);
     assert.match(csp, /default-src 'none'/);
