@@ -188,7 +188,8 @@ export class TermStore {
    * a name matched exactly when `lname` equals the entry lower-cased, as findByName compares).
    */
   async lookup(requests: readonly TermLookup[]): Promise<(Term & { lname: string })[]> {
-    const wanted = requests.filter((r) => r.ids.length + r.slugs.length + r.names.length > 0);
+    // an id no row can have (2.5, 2147483648, 1e20) names no term: not sent (PostgreSQL refuses it, see ids.ts)
+    const wanted = requests.map((r) => ({ ...r, ids: storableIds(r.ids) })).filter((r) => r.ids.length + r.slugs.length + r.names.length > 0);
     if (wanted.length === 0) return [];
     if (wanted.every((r) => r.names.length === 0)) {
       const pairs = (of: (r: TermLookup) => readonly (number | string)[]) =>
