@@ -240,7 +240,7 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
     );
   });
 
-  registerErrorHandling(app, storage, config.bodyLimit);
+  registerErrorHandling(app, storage, config.bodyLimit, IMPORTS_PATH);
   // Fastify's 404 router parses query strings with its own parser, not the one above: parse them the same
   // way, so that `_envelope[x]` or `_jsonp[]` mean on an unknown path what they mean on a known one.
   app.addHook('onRequest', async (request) => {

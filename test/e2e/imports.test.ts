@@ -205,7 +205,7 @@ describe('iCalendar import', () => {
     assert.equal(await t.storage.events.idByIcalUid('dry-weekly-choir-7f3a@google.com'), undefined);
   });
 
-  it('answers 400 for text that is not iCalendar and 415 for other bodies; author and anonymous are refused', async () => {
+  it('answers 400 for text that is not iCalendar and 415 naming the types it takes for other bodies; author and anonymous are refused', async () => {
     // a file over the import's own limit (10 MB, not BODY_LIMIT) names that limit
     const huge = await t.post('/imports', { as: 'administrator', raw: { type: 'text/calendar', body: 'X'.repeat(10 * 1024 * 1024 + 1) } });
     assert.equal(huge.status, 413);
@@ -216,8 +216,14 @@ describe('iCalendar import', () => {
     const plain = await t.post('/imports', { as: 'administrator', raw: { type: 'text/plain', body: FIXTURE } });
     assert.equal(plain.status, 415);
     assert.equal(plain.body.code, 'rest_unsupported_media_type');
+    // the 415 names what this route takes (an .ics file or JSON), not the JSON-or-form of the other routes
+    assert.equal(
+      plain.body.message,
+      'Unsupported content type "text/plain": send text/calendar (an .ics file) or application/json ({"source":"ics","url":…}).',
+    );
     const elsewhere = await t.post('/events', { as: 'administrator', raw: { type: 'text/calendar', body: FIXTURE } });
     assert.equal(elsewhere.status, 415, 'text/calendar is taken by the imports route alone');
+    assert.equal(elsewhere.body.message, 'Unsupported content type "text/calendar": send application/json or application/x-www-form-urlencoded.');
     const author = await t.post('/imports', { as: 'author', raw: { type: 'text/calendar', body: FIXTURE } });
     assert.equal(author.status, 403);
     assert.equal(author.body.code, 'rest_forbidden');

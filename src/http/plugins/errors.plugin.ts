@@ -12,7 +12,11 @@ import type { Storage } from '../../storage/storage.js';
 /** The media type of an iCalendar body: app.ts parses it with a limit of its own (MAX_DOCUMENT_BYTES). */
 export const CALENDAR_TYPE = /^text\/calendar\s*(;.*)?$/i;
 
-export function toApiError(error: unknown, storage: Storage, bodyLimit: number, contentType?: string): ApiError | undefined {
+/**
+ * `takesCalendar`: the request's route also takes a text/calendar body (the imports route), which its 415 names
+ * (the message of the others sends a client to JSON or a form, which do not carry an .ics file).
+ */
+export function toApiError(error: unknown, storage: Storage, bodyLimit: number, contentType?: string, takesCalendar = false): ApiError | undefined {
   if (error instanceof ApiError) return error;
   const translated = storage.translateError(error);
   if (translated instanceof StorageError) {
@@ -28,9 +32,11 @@ export function toApiError(error: unknown, storage: Storage, bodyLimit: number, 
       return errors.payloadTooLarge(contentType !== undefined && CALENDAR_TYPE.test(contentType) ? MAX_DOCUMENT_BYTES : bodyLimit);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
-        ? errors.unsupportedMediaType(printable(contentType ?? ''))
-        : errors.badRequest('The Content-Length header does not match the body.');
+      if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+        const type = printable(contentType ?? '');
+        return takesCalendar ? errors.importMediaType(type) : errors.unsupportedMediaType(type);
+      }
+      return errors.badRequest('The Content-Length header does not match the body.');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return errors.invalidJson('The body is empty.');
     case 'FST_ERR_CTP_INVALID_TYPE':
@@ -53,11 +59,14 @@ function printable(value: string): string {
   return value.replace(/[^\x20-\x7e]/g, '?').slice(0, 100);
 }
 
-export function registerErrorHandling(app: FastifyInstance, storage: Storage, bodyLimit: number): void {
+/** `calendarRoute`: the path of the route that also takes a text/calendar body (see toApiError). */
+export function registerErrorHandling(app: FastifyInstance, storage: Storage, bodyLimit: number, calendarRoute?: string): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     // the route comes first (CONTRACT.md: route match, then the body): no route, no body errors
     const bodyError = String((error as Partial<FastifyError>)?.code ?? '').startsWith('FST_ERR_CTP_');
-    const apiError = request.is404 && bodyError ? errors.noRoute() : toApiError(error, storage, bodyLimit, request.headers['content-type']);
+    const takesCalendar = calendarRoute !== undefined && (request.routeOptions.url ?? '').endsWith(calendarRoute);
+    const apiError =
+      request.is404 && bodyError ? errors.noRoute() : toApiError(error, storage, bodyLimit, request.headers['content-type'], takesCalendar);
     if (apiError) {
       if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
       return reply.code(apiError.status).type('application/json; charset=UTF-8').send(apiError.toBody());
