@@ -175,6 +175,41 @@ describe('iCalendar import', () => {
     assert.equal(job.counts.failed, 3, 'the series and its two overrides');
   });
 
+  it('reads CATEGORIES as names, digits too (never as the id of another category), and finds them again on a re-import', async () => {
+    const jazz = await t.post('/categories', { as: 'administrator', json: { name: 'Jazz (by id)' } });
+    assert.equal(jazz.status, 201, jazz.text);
+    const file = (summary: string, categories: string) =>
+      [
+        'BEGIN:VCALENDAR',
+        'VERSION:2.0',
+        'PRODID:-//calendar.test//categories//EN',
+        'BEGIN:VEVENT',
+        'UID:reunion-categories@calendar.test',
+        'DTSTAMP:20260101T000000Z',
+        `SUMMARY:${summary}`,
+        'DTSTART:20260601T100000Z',
+        'DTEND:20260601T110000Z',
+        `CATEGORIES:${categories}`,
+        'END:VEVENT',
+        'END:VCALENDAR',
+        '',
+      ].join('\r\n');
+    const named = async () => {
+      const event = (await events()).find((e) => e.title.startsWith('Reunion'));
+      assert.ok(event, 'the event was imported');
+      return event.categories.map((c: any) => [c.id, c.name]).sort((a: any, b: any) => String(a[1]).localeCompare(String(b[1])));
+    };
+    const first = await importText(file('Reunion', `${jazz.body.id},2024,Class of 99`));
+    assert.deepEqual(first.counts, { created: 1, updated: 0, skipped: 0, failed: 0 }, JSON.stringify(first.errors));
+    const made = await named();
+    assert.deepEqual(made.map(([, name]: any) => name).sort(), [String(jazz.body.id), '2024', 'Class of 99'].sort());
+    assert.ok(!made.some(([id]: any) => id === jazz.body.id), 'not linked to the category whose id the text is');
+    // (in another order: the categories are sent again, and must find the terms the first run made)
+    const again = await importText(file('Reunion (moved)', `Class of 99,2024,${jazz.body.id}`));
+    assert.deepEqual(again.counts, { created: 0, updated: 1, skipped: 0, failed: 0 }, JSON.stringify(again.errors));
+    assert.deepEqual(await named(), made, 'the same categories, none made twice');
+  });
+
   it('fails a malformed file cleanly with the line, and a never-ending VTIMEZONE within the time limit (case 13)', async () => {
     const count = (await events()).length;
     const unterminated = FIXTURE.replace('END:VEVENT\r\nBEGIN:VEVENT\r\nDTSTART;TZID=W. Europe', 'BEGIN:VEVENT\r\nDTSTART;TZID=W. Europe');

@@ -1,5 +1,6 @@
 import type { LinkedInput, OrganizerRecord, VenueRecord } from '../linked/linked.js';
 import type { PostInput, PostRecord } from '../posts/post.js';
+import type { TermEntry } from '../terms/term.js';
 import type { Visibility } from '../visibility.js';
 
 /** The calendar details of an event, beside its post. */
@@ -96,9 +97,9 @@ export interface EventInput extends PostInput {
   readonly hideFromListings?: boolean | null;
   readonly sticky?: boolean | null;
   readonly featured?: boolean | null;
-  /** Term ids, slugs or names; `[]` clears. */
-  readonly categories?: readonly (number | string)[] | null;
-  readonly tags?: readonly (number | string)[] | null;
+  /** Term ids, slugs or names (TermEntry); `[]` clears. */
+  readonly categories?: readonly TermEntry[] | null;
+  readonly tags?: readonly TermEntry[] | null;
   /** A venue id, or the fields of a venue to create (or reuse); null clears. */
   readonly venue?: LinkedRef | null;
   /** Organizer ids and/or fields of organizers to create (or reuse), in order; null or [] clears. */

@@ -328,7 +328,8 @@ export class IcsImporter {
     }
     if (changed('website')) out.website = f.website ?? (before ? null : undefined);
     if (changed('recurrence') && (f.recurrence || before)) out.recurrence = f.recurrence ?? [];
-    if (changed('categories')) out.categories = f.categories;
+    // names (FEATURES.md §3.4: matched by name, else created), never ids: `CATEGORIES:2024` is a category 2024
+    if (changed('categories')) out.categories = f.categories.map((name) => ({ name }));
     if (changed('venue')) out.venue = f.venue ? await this.venueRef(b, f.venue) : before ? null : undefined;
     if (changed('organizer')) out.organizers = f.organizer ? [await this.organizerRef(b, f.organizer)] : before ? [] : undefined;
     if (changed('image')) out.image = f.image ?? (before ? null : undefined);

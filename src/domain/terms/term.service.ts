@@ -13,7 +13,7 @@ import { canManageCategories, canManageTags } from '../policies.js';
 import { retryOnConflict } from '../posts/post-writes.js';
 import { firstFreeSlug, sanitizeSlug } from '../slugs.js';
 import { changedFieldNames } from '../sync/changed-fields.js';
-import type { TaxonomyInfo, Term, TermFields, TermInput, TermListQuery } from './term.js';
+import type { TaxonomyInfo, Term, TermEntry, TermFields, TermInput, TermListQuery } from './term.js';
 
 /** A taxonomy's terms by id: their slugs and parents. */
 type TermTree = Map<number, { slug: string; parentId: number }>;
@@ -272,7 +272,7 @@ export class TermService {
    * other entries match a term by slug or name, and an unknown name creates the term. Runs inside the
    * caller's transaction so a failed write leaves no new term behind.
    */
-  async resolveForPost(tx: Storage, entries: readonly (number | string)[]): Promise<number[]> {
+  async resolveForPost(tx: Storage, entries: readonly TermEntry[]): Promise<number[]> {
     return (await resolveTerms(tx, [{ service: this, entries }]))[0].map((t) => t.id);
   }
 
@@ -332,7 +332,9 @@ export class TermService {
   }
 }
 
-const isId = (entry: number | string) => typeof entry === 'number' || /^\d+$/.test(String(entry).trim());
+const isId = (entry: TermEntry): entry is number | string => typeof entry === 'number' || (typeof entry === 'string' && /^\d+$/.test(entry.trim()));
+/** The text of an entry that is not an id: a slug or name. */
+const textOf = (entry: TermEntry) => (typeof entry === 'object' ? entry.name : String(entry)).trim();
 
 /**
  * The terms of an event write's entries, per taxonomy (see TermService.resolveForPost), each list in entry order
@@ -341,14 +343,11 @@ const isId = (entry: number | string) => typeof entry === 'number' || /^\d+$/.te
  * An entry matches, in this order: a term with that id (numeric entries), that slug, the slug it would make,
  * then the oldest term with that name, case-insensitively.
  */
-export async function resolveTerms(
-  tx: Storage,
-  requests: readonly { service: TermService; entries: readonly (number | string)[] }[],
-): Promise<Term[][]> {
-  const texts = (entries: readonly (number | string)[]) =>
+export async function resolveTerms(tx: Storage, requests: readonly { service: TermService; entries: readonly TermEntry[] }[]): Promise<Term[][]> {
+  const texts = (entries: readonly TermEntry[]) =>
     entries
       .filter((e) => !isId(e))
-      .map((e) => String(e).trim())
+      .map(textOf)
       .filter((t) => t !== '');
   const lookups = (rs: typeof requests) =>
     rs.map(({ service, entries }) => {
@@ -385,10 +384,10 @@ export async function resolveTerms(
   // entries this transaction resolved before need no lookup (see TermStore.remember)
   const unknown = requests.map((r) => ({ ...r, entries: r.entries.filter((e) => !tx.terms.resolvedEntry(r.service.info.taxonomy, e)) }));
   const found = await lookUp(unknown);
-  const match = (pool: readonly (Term & { lname?: string })[], taxonomy: string, entry: number | string): Term | undefined => {
+  const match = (pool: readonly (Term & { lname?: string })[], taxonomy: string, entry: TermEntry): Term | undefined => {
     const own = pool.filter((t) => t.taxonomy === taxonomy);
     if (isId(entry)) return own.find((t) => t.id === Number(entry));
-    const text = String(entry).trim();
+    const text = textOf(entry);
     const slug = sanitizeSlug(text);
     return (
       own.find((t) => t.slug === text) ??
@@ -401,22 +400,23 @@ export async function resolveTerms(
   for (const { service, entries } of requests) {
     const taxonomy = service.info.taxonomy;
     let pool: (Term & { lname?: string })[] = found;
-    let missing = texts(entries).filter((text) => !tx.terms.resolvedEntry(taxonomy, text) && !match(pool, taxonomy, text));
+    // (entries, not their texts: a `{ name }` of digits stays a name)
+    let missing = entries.filter((e) => !isId(e) && textOf(e) !== '' && !tx.terms.resolvedEntry(taxonomy, e) && !match(pool, taxonomy, e));
     if (missing.length > 0) {
       // about to create: take the taxonomy's turn, then look again
       await tx.lock(`term:${taxonomy}`);
       pool = [...pool, ...(await lookUp([{ service, entries: missing }]))];
-      missing = missing.filter((text) => !match(pool, taxonomy, text));
+      missing = missing.filter((e) => !match(pool, taxonomy, e));
     }
     const made = new Map<string, Term>();
-    for (const text of missing) {
+    for (const text of missing.map(textOf)) {
       if (made.has(text)) continue;
       made.set(text, await service.findOrCreate(tx, text, made.size === 0));
     }
     const terms: Term[] = [];
     for (const entry of entries) {
-      if (!isId(entry) && String(entry).trim() === '') continue;
-      const term = tx.terms.resolvedEntry(taxonomy, entry) ?? match(pool, taxonomy, entry) ?? made.get(String(entry).trim());
+      if (!isId(entry) && textOf(entry) === '') continue;
+      const term = tx.terms.resolvedEntry(taxonomy, entry) ?? match(pool, taxonomy, entry) ?? (isId(entry) ? undefined : made.get(textOf(entry)));
       if (term) tx.terms.rememberEntry(taxonomy, entry, term);
       if (term && !terms.some((t) => t.id === term.id)) terms.push(term);
     }

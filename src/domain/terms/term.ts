@@ -18,6 +18,13 @@ export interface Term {
 }
 
 /** The two taxonomies and how they differ on the wire. */
+/**
+ * A term entry of an event write: an id (a number, or a string of digits), a slug or name (other strings), or
+ * `{ name }`: a slug or name only, even when it is digits (an iCalendar CATEGORIES value such as `2024` names a
+ * category, where the API's `categories=2024` is an id).
+ */
+export type TermEntry = number | string | { readonly name: string };
+
 export interface TaxonomyInfo {
   readonly taxonomy: Taxonomy;
   /** Route segment and envelope key: `categories` / `tags`. */

@@ -1,6 +1,6 @@
 import { type Expression, type ExpressionBuilder, type Kysely, type QueryCreator, type SqlBool, sql } from 'kysely';
 import type { SyncCut } from '../../domain/sync/change.js';
-import type { Term, TermFields, TermListQuery } from '../../domain/terms/term.js';
+import type { Term, TermEntry, TermFields, TermListQuery } from '../../domain/terms/term.js';
 import { nowUtc } from '../../time/clock.js';
 import type { Database, Taxonomy, TermRow, TermsTable } from '../database.js';
 import { columnMap } from './columns.js';
@@ -85,8 +85,10 @@ export interface TermLookup {
 }
 
 /** An event write's term entry, as resolveTerms reads it (text trimmed). */
-const entryKey = (taxonomy: Taxonomy, entry: number | string) =>
-  `${taxonomy}\u0000${typeof entry}\u0000${typeof entry === 'string' ? entry.trim() : entry}`;
+const entryKey = (taxonomy: Taxonomy, entry: TermEntry) =>
+  typeof entry === 'object'
+    ? `${taxonomy}\u0000name\u0000${entry.name.trim()}`
+    : `${taxonomy}\u0000${typeof entry}\u0000${typeof entry === 'string' ? entry.trim() : entry}`;
 
 /** Code point order (SQLite's BINARY collation of UTF-8 text), not UTF-16 units. */
 function compareCodePoints(a: string, b: string): number {
@@ -212,11 +214,11 @@ export class TermStore {
   private resolved: Map<string, Term> | undefined;
 
   /** The term an entry resolved to earlier in this transaction (when remembering). */
-  resolvedEntry(taxonomy: Taxonomy, entry: number | string): Term | undefined {
+  resolvedEntry(taxonomy: Taxonomy, entry: TermEntry): Term | undefined {
     return this.resolved?.get(entryKey(taxonomy, entry));
   }
 
-  rememberEntry(taxonomy: Taxonomy, entry: number | string, term: Term): void {
+  rememberEntry(taxonomy: Taxonomy, entry: TermEntry, term: Term): void {
     this.resolved?.set(entryKey(taxonomy, entry), term);
   }
 
