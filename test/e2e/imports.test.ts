@@ -175,6 +175,28 @@ describe('iCalendar import', () => {
     assert.equal(job.counts.failed, 3, 'the series and its two overrides');
   });
 
+  it("names the field of a VEVENT that the event write refused in the item's reason", async () => {
+    const file = [
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'PRODID:-//calendar.test//reasons//EN',
+      'BEGIN:VEVENT',
+      'UID:year-zero@calendar.test',
+      'DTSTAMP:20260101T000000Z',
+      'SUMMARY:Year zero',
+      'DTSTART:00000000T000000Z',
+      'END:VEVENT',
+      'END:VCALENDAR',
+      '',
+    ].join('\r\n');
+    const job = await importText(file);
+    assert.equal(job.state, 'done', JSON.stringify(job));
+    assert.deepEqual(job.counts, { created: 0, updated: 0, skipped: 0, failed: 1 });
+    assert.deepEqual(job.errors, [
+      { uid: 'year-zero@calendar.test', recurrence_id: null, line: 4, reason: 'rest_invalid_param: start_date: Invalid parameter.' },
+    ]);
+  });
+
   it('reads CATEGORIES as names, digits too (never as the id of another category), and finds them again on a re-import', async () => {
     const jazz = await t.post('/categories', { as: 'administrator', json: { name: 'Jazz (by id)' } });
     assert.equal(jazz.status, 201, jazz.text);

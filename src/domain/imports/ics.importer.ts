@@ -10,11 +10,11 @@ import { sql } from 'kysely';
 import type { Storage } from '../../storage/storage.js';
 import type { ImportCounts, ImportItem, ImportItemError } from '../../storage/stores/import.store.js';
 import type { Actor } from '../actor.js';
-import { ApiError } from '../errors.js';
 import type { EventInput, LinkedRef } from '../events/event.js';
 import type { EventService, EventView } from '../events/event.service.js';
 import { hashOf, type MappedCalendar, type MappedFields, type MappedItem } from './ics.mapper.js';
 import { ImportBatch } from './import-batch.js';
+import { reasonOf } from './item-reason.js';
 
 export type UpdateAuthority = 'overwrite' | 'retain' | 'preserve_local_changes';
 
@@ -359,13 +359,4 @@ export class IcsImporter {
     b.forgetOrganizers();
     return { create: { title: o.title, email: o.email } } as LinkedRef;
   }
-}
-
-function reasonOf(error: unknown): string {
-  if (error instanceof ApiError) {
-    const params = error.extra.params as Record<string, string> | undefined;
-    const detail = params ? Object.values(params).join(' ') : '';
-    return `${error.code}: ${detail || error.message}`;
-  }
-  return error instanceof Error ? error.message : String(error);
 }

@@ -7,20 +7,11 @@
 import { sql } from 'kysely';
 import type { Storage } from '../../../storage/storage.js';
 import type { MapRow } from '../../../storage/stores/import-map.store.js';
-import { ApiError } from '../../errors.js';
 import { postStamp } from '../../posts/post-writes.js';
+import { reasonOf } from '../item-reason.js';
 import type { Json } from './tec.mapper.js';
 import { count, type TecReport, warn } from './tec.report.js';
 import type { TecWriter } from './tec.writer.js';
-
-export function reasonOf(error: unknown): string {
-  if (error instanceof ApiError) {
-    const params = error.extra.params as Record<string, string> | undefined;
-    const detail = params ? Object.values(params).join(' ') : '';
-    return `${error.code}: ${detail || error.message}`;
-  }
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** One at a time. */
 export class Turns {
