@@ -82,10 +82,11 @@ export function latestMs(stamps: readonly string[]): number {
   return Math.max(...stamps.map(storedUtcMs));
 }
 
+/** The three forms, each with its day of the month captured. */
 const HTTP_DATES = [
-  /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/, // IMF-fixdate
-  /^[A-Z][a-z]+, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT$/, // obsolete RFC 850
-  /^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/, // obsolete asctime (in GMT)
+  /^[A-Z][a-z]{2}, (\d{2}) [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/, // IMF-fixdate
+  /^[A-Z][a-z]+, (\d{2})-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT$/, // obsolete RFC 850
+  /^[A-Z][a-z]{2} [A-Z][a-z]{2} ([ \d]\d) \d{2}:\d{2}:\d{2} \d{4}$/, // obsolete asctime (in GMT)
 ];
 
 /** An HTTP date (RFC 9110 §5.6.7) in ms; undefined when the value is not one (§13.1.3–4: such a header is ignored). */
@@ -95,7 +96,9 @@ export function parseHttpDate(value: unknown): number | undefined {
   const form = HTTP_DATES.findIndex((re) => re.test(text));
   if (form < 0) return undefined;
   const ms = Date.parse(form === 2 ? `${text} GMT` : text);
-  return Number.isNaN(ms) ? undefined : ms;
+  // (Date.parse rolls a day the month lacks over: `30 Feb` would be March 2nd, a date no one sent)
+  const day = Number(HTTP_DATES[form].exec(text)?.[1]);
+  return Number.isNaN(ms) || new Date(ms).getUTCDate() !== day ? undefined : ms;
 }
 
 /**

@@ -210,6 +210,8 @@ describe('conditional requests: reads of items', () => {
     assert.equal((await t.get(`/venues/${v.id}`, { headers: { 'if-none-match': '"other"', 'if-modified-since': later } })).status, 200);
     // not an HTTP date: ignored
     assert.equal((await t.get(`/venues/${v.id}`, { headers: { 'if-modified-since': 'yesterday' } })).status, 200);
+    // nor is a day the month does not have (not read as March 3rd, 2099)
+    assert.equal((await t.get(`/venues/${v.id}`, { headers: { 'if-modified-since': 'Sat, 31 Feb 2099 00:00:00 GMT' } })).status, 200);
     // categories and tags carry theirs too
     const c = await makeCategory(t, { name: 'Dated genre' });
     const term = await t.get(`/categories/${c.id}`);
@@ -366,6 +368,9 @@ describe('conditional requests: writes on every item route family', () => {
         assert.equal(both.status, 200, both.text);
         // a value that is not an HTTP date is ignored: the write is unconditional
         assert.equal((await write('PATCH', path, f.set(`${value} undated`), { 'if-unmodified-since': 'last tuesday' })).status, 200);
+        // …and so is a day the month does not have (not read as March 2nd, 2026, before the last modification)
+        const feb30 = await write('PATCH', path, f.set(`${value} feb 30`), { 'if-unmodified-since': 'Mon, 30 Feb 2026 00:00:00 GMT' });
+        assert.equal(feb30.status, 200, feb30.text);
       });
 
       it('of two writers holding the same ETag at once, exactly one succeeds and the other gets 412', async () => {
