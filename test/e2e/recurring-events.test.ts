@@ -396,6 +396,20 @@ describe('recurring events', () => {
     assert.equal(notOccurrence.body.code, 'event-not-occurrence');
   });
 
+  it('answers a split of a venue id as the other event routes do (400 rest-invalid-event-id), and of no post 404', async () => {
+    const venue = await t.post('/venues', { as: 'administrator', json: { venue: 'Not an occurrence hall' } });
+    assert.equal(venue.status, 201, venue.text);
+    for (const path of [`/events/${venue.body.id}`, `/events/${venue.body.id}/split`]) {
+      const res = await t.post(path, { as: 'administrator', json: { title: 'x' } });
+      assert.equal(res.status, 400, `${path}: ${res.text}`);
+      assert.deepEqual(res.body, { code: 'rest-invalid-event-id', message: 'The specified ID is not a valid event.', data: { status: 400 } });
+    }
+    const missing = await t.post('/events/99999999/split', { as: 'administrator', json: { title: 'x' } });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.code, 'rest-event-not-found');
+    assert.equal((await t.get(`/venues/${venue.body.id}`)).body.venue, 'Not an occurrence hall');
+  });
+
   it('refuses to split where the rule would restart on other dates or times (an RDATE, a DST gap), and changes nothing', async () => {
     for (const [rule, extra] of [
       // the weekday of a WEEKLY rule comes from DTSTART: from a Wednesday it would give Wednesdays (and COUNT one less)

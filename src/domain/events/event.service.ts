@@ -810,6 +810,8 @@ export class EventService {
   async split(actor: Actor, id: number, input: EventInput, ifVersion?: number): Promise<{ view: EventView; created: boolean }> {
     const occurrence = await this.storage.events.find(id);
     if (!occurrence) {
+      // the id of a venue, organizer or image: answered as the other event routes answer it (CONTRACT.md §6.2)
+      if ((await this.storage.posts.typeOf(id)) !== undefined) throw errors.invalidEventId();
       if ((await this.storage.series.occurrence(id))?.state === 'gone') throw errors.eventOccurrenceGone(id);
       throw errors.eventNotFound(id);
     }
