@@ -262,7 +262,7 @@ export const VARIABLES: readonly VariableDoc[] = [
     name: 'WEBHOOKS_VERIFY',
     default: '`on`',
     description:
-      'A new webhook endpoint must answer a signed `webhook.test` with a 2xx within 10 s, or it is refused (`400 webhook-endpoint-unreachable`); `off` skips the check.',
+      'A new webhook endpoint, or a new URL of one (`PATCH`), must answer a signed `webhook.test` with a 2xx within 10 s, or it is refused (`400 webhook-endpoint-unreachable`); `off` skips the check.',
   },
   {
     name: 'WEBHOOKS_LEASE_SECONDS',

@@ -117,7 +117,7 @@ export function createServices(config: Config, storage: Storage): Services {
     sync: new SyncService(storage, config.syncRetentionDays),
     webhooks: new WebhookService(storage, {
       allowPrivate: config.webhooksAllowPrivate,
-      verifyOnCreate: config.webhooksVerify,
+      verifyUrl: config.webhooksVerify,
       sender: httpSender({ allowPrivate: config.webhooksAllowPrivate, timeoutMs: 15_000 }),
       userAgent: `events-api-webhooks/0.1 (+${config.publicUrl})`,
       leaseMs: config.webhooksLeaseMs,

@@ -84,7 +84,7 @@ describe('the webhook runner', () => {
     const sender = spySender(httpSender({ allowPrivate: true, timeoutMs: 15_000 }));
     const service = new WebhookService(t.storage, {
       allowPrivate: true,
-      verifyOnCreate: false,
+      verifyUrl: false,
       sender: sender.send,
       userAgent: 'events-api-webhooks/test',
       clock,

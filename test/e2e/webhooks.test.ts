@@ -654,6 +654,25 @@ describe('webhook endpoints and the network', () => {
         assert.equal(refused.status, 400, bad);
         assert.ok(refused.body.data.params.secret);
       }
+      // a new URL is checked as a new endpoint is, with the endpoint's secret: one made at a URL that answers
+      // cannot then be moved to one that does not
+      receiver.script({ status: 500 });
+      const moved = await t.patch(`/webhooks/${made.body.id}`, {
+        as: 'administrator',
+        json: { url: `${receiver.url}/elsewhere`, description: 'moved' },
+      });
+      assert.equal(moved.status, 400, moved.text);
+      assert.equal(moved.body.code, 'webhook-endpoint-unreachable');
+      const kept = await t.get(`/webhooks/${made.body.id}`, { as: 'administrator' });
+      assert.deepEqual([kept.body.url, kept.body.description], [made.body.url, ''], 'nothing of the refused update is stored');
+      const accepted = await t.patch(`/webhooks/${made.body.id}`, { as: 'administrator', json: { url: `${receiver.url}/elsewhere` } });
+      assert.equal(accepted.status, 200, accepted.text);
+      assert.equal(accepted.body.url, `${receiver.url}/elsewhere`);
+      assert.equal(receiver.received[4].path, '/elsewhere');
+      assert.deepEqual(verify(made.body.secret, receiver.received[4]), receiver.received[4].json);
+      // (the same URL again is no new URL: not checked)
+      assert.equal((await t.patch(`/webhooks/${made.body.id}`, { as: 'administrator', json: { url: `${receiver.url}/elsewhere` } })).status, 200);
+      assert.equal(receiver.received.length, 5);
       // a send may have a shorter limit than the sender's (the check on create waits 10 s, a delivery 15 s)
       receiver.script({ delayMs: 1_000 });
       const sender = httpSender({ allowPrivate: true, timeoutMs: 15_000 });

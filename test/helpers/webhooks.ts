@@ -121,7 +121,7 @@ export interface Machinery {
 export function machinery(t: TestApp, clock: () => number, options: { timeoutMs?: number; sender?: Sender } = {}): Machinery {
   const service = new WebhookService(t.storage, {
     allowPrivate: true,
-    verifyOnCreate: false,
+    verifyUrl: false,
     sender: options.sender ?? httpSender({ allowPrivate: true, timeoutMs: options.timeoutMs ?? 15_000 }),
     userAgent: 'events-api-webhooks/test',
     clock,

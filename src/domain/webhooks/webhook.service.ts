@@ -127,8 +127,8 @@ export interface WebhookObjects {
 export interface WebhookOptions {
   /** http and private addresses allowed (WEBHOOKS_ALLOW_PRIVATE: tests, development). */
   readonly allowPrivate: boolean;
-  /** A new endpoint must accept a `webhook.test` first (WEBHOOKS_VERIFY). */
-  readonly verifyOnCreate: boolean;
+  /** A new endpoint, or an endpoint's new URL, must accept a `webhook.test` first (WEBHOOKS_VERIFY). */
+  readonly verifyUrl: boolean;
   readonly sender: Sender;
   readonly userAgent: string;
   readonly clock?: () => number;
@@ -284,7 +284,7 @@ export class WebhookService {
     const filter = await this.checkFilter(input.filter ?? null);
     const ownerId = await this.checkOwner(input.owner ?? (actor.kind === 'user' ? actor.id : 0));
     const secret = input.secret ?? newSecret();
-    if (this.options.verifyOnCreate) await this.verify(url, secret);
+    if (this.options.verifyUrl) await this.verify(url, secret);
     const now = this.clock();
     const row = await this.storage.transaction(async (tx) => {
       // the first endpoint starts the fan-out here: what changed before it is not sent
@@ -327,6 +327,8 @@ export class WebhookService {
     }
     if (input.payload !== undefined) patch.payload = input.payload;
     if (input.owner !== undefined) patch.owner_id = await this.checkOwner(input.owner);
+    // a new URL is checked as a new endpoint's is: otherwise one made at a URL that answers could be moved to any
+    if (this.options.verifyUrl && patch.url !== undefined && patch.url !== current.url) await this.verify(patch.url, current.secret);
     await this.storage.transaction(async (tx) => {
       await tx.webhooks.updateEndpoint(id, patch);
       if (input.active === true && current.active === 0) await tx.webhooks.enable(id, now, now - HELD_KEEP_MS);
