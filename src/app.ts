@@ -13,6 +13,7 @@ import type { Config } from './config/config.js';
 import { isAuthenticated } from './domain/actor.js';
 import { ApiError, errors } from './domain/errors.js';
 import { MAX_DOCUMENT_BYTES } from './domain/imports/fetch.js';
+import { icsText, NOT_UTF8 } from './domain/imports/ics.structure.js';
 import { canImport } from './domain/imports/import.service.js';
 import { createServices, type Services } from './domain/services.js';
 import { CATEGORIES, TAGS } from './domain/terms/term.js';
@@ -206,11 +207,13 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
     }
   });
   // .ics files, for the imports route alone (up to 10 MB whatever BODY_LIMIT says); elsewhere still a 415
-  app.addContentTypeParser(CALENDAR_TYPE, { parseAs: 'string', bodyLimit: MAX_DOCUMENT_BYTES }, (req, body, done) => {
+  app.addContentTypeParser(CALENDAR_TYPE, { parseAs: 'buffer', bodyLimit: MAX_DOCUMENT_BYTES }, (req, body, done) => {
     if (req.is404) return done(null, {});
     const route = req.routeOptions.url ?? '';
     if (!route.endsWith(IMPORTS_PATH)) return done(errors.unsupportedMediaType(String(req.headers['content-type'] ?? '')), undefined);
-    return done(null, String(body).replace(/^\uFEFF/, ''));
+    // UTF-8, as JSON and form bodies are (see icsText)
+    const text = icsText(body as Buffer);
+    return text === undefined ? done(errors.notICalendar(NOT_UTF8), undefined) : done(null, text);
   });
   // …and refused before it is read where it cannot be taken (another route, a caller who may not import): the
   // parser above runs only once all of it has arrived, which would hold 10 MB for anyone, on any route

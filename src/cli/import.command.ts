@@ -8,6 +8,7 @@ import cliProgress from 'cli-progress';
 import type { Config } from '../config/config.js';
 import { ApiError } from '../domain/errors.js';
 import type { UpdateAuthority } from '../domain/imports/ics.importer.js';
+import { icsText, NOT_UTF8 } from '../domain/imports/ics.structure.js';
 import { createServices } from '../domain/services.js';
 import { openStorage } from '../storage/storage.js';
 import { exitCodeOf, importTecCommand } from './import-tec.command.js';
@@ -35,11 +36,17 @@ export async function importCommand(config: Config, argv: string[]): Promise<num
   const isUrl = /^https?:\/\//i.test(target);
   let text: string | undefined;
   if (!isUrl) {
+    let bytes: Buffer;
     try {
-      text = readFileSync(target, 'utf8').replace(/^\uFEFF/, '');
+      bytes = readFileSync(target);
     } catch (error) {
       process.stderr.write(`calendar: cannot read ${target}: ${(error as NodeJS.ErrnoException).code ?? String(error)}\n`);
       return 66;
+    }
+    text = icsText(bytes);
+    if (text === undefined) {
+      process.stderr.write(`calendar: cannot import ${target}: ${NOT_UTF8}\n`);
+      return 1;
     }
   }
 

@@ -270,6 +270,17 @@ describe('iCalendar import', () => {
     const notIcs = await t.post('/imports', { as: 'administrator', raw: { type: 'text/calendar', body: '<html>nope</html>' } });
     assert.equal(notIcs.status, 400);
     assert.equal(notIcs.body.code, 'import-not-icalendar');
+    // a file in another charset (Windows-1252: é is one byte, 0xE9) is refused whole, not imported with U+FFFD
+    const jobsBefore = (await t.get('/imports', { as: 'administrator' })).body.total;
+    const latin = Buffer.from(FIXTURE.replace('SUMMARY:', 'SUMMARY:Caf\u00e9 '), 'latin1');
+    const notUtf8 = await t.post('/imports', { as: 'administrator', raw: { type: 'text/calendar', body: latin } });
+    assert.equal(notUtf8.status, 400, notUtf8.text);
+    assert.deepEqual(notUtf8.body, {
+      code: 'import-not-icalendar',
+      message: 'The body is not iCalendar: it is not UTF-8 text (RFC 5545 §3.1.4): convert it to UTF-8 and send it again',
+      data: { status: 400 },
+    });
+    assert.equal((await t.get('/imports', { as: 'administrator' })).body.total, jobsBefore, 'no job was made');
     const plain = await t.post('/imports', { as: 'administrator', raw: { type: 'text/plain', body: FIXTURE } });
     assert.equal(plain.status, 415);
     assert.equal(plain.body.code, 'rest_unsupported_media_type');

@@ -123,7 +123,7 @@ describe('calendar CLI', () => {
     assert.doesNotMatch((await runCli(['users', 'list'], env)).stdout, /^\d+\s+(BOB|robert|bob@example\.org)\s/m);
   });
 
-  it('import ics exits 0 when every event came, 3 when the import was done with records that failed, 66 on a file it cannot read', async () => {
+  it('import ics exits 0 when every event came, 3 when the import was done with records that failed, 66 on a file it cannot read, 1 on one not in UTF-8', async () => {
     assert.equal((await runCli(['users', 'add', 'icsadmin', '--role', 'administrator'], env)).code, 0);
     const vevent = (uid: string, rule = '') =>
       [
@@ -159,6 +159,12 @@ describe('calendar CLI', () => {
     assert.ok(progress.length > 0, partial.stdout);
     assert.equal(new Set(progress).size, progress.length, partial.stdout);
     assert.equal((await runCli(['import', 'ics', join(dir, 'missing.ics')], env)).code, 66);
+    // Windows-1252 (é is the byte 0xE9): refused whole, as the API refuses it, not imported with U+FFFD
+    const latin = join(dir, 'latin.ics');
+    writeFileSync(latin, Buffer.from(calendar(vevent('cli-caf\u00e9')), 'latin1'));
+    const notUtf8 = await runCli(['import', 'ics', latin, '--as', 'icsadmin'], env);
+    assert.equal(notUtf8.code, 1, notUtf8.stdout + notUtf8.stderr);
+    assert.equal(notUtf8.stderr, `calendar: cannot import ${latin}: it is not UTF-8 text (RFC 5545 §3.1.4): convert it to UTF-8 and send it again\n`);
     assert.match((await runCli(['--help'], env)).stdout, /3 an import done with failed records/);
   });
 

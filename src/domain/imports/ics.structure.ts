@@ -15,6 +15,24 @@ export class IcsFormatError extends Error {
   }
 }
 
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The text of an .ics file sent or read here (a BOM dropped), or undefined when its bytes are not UTF-8
+ * (RFC 5545 §3.1.4): decoded leniently, every byte of another charset (a Windows-1252 é) would be imported as
+ * U+FFFD without a word.
+ */
+export function icsText(bytes: Uint8Array): string | undefined {
+  try {
+    return STRICT_UTF8.decode(bytes).replace(/^\uFEFF/, '');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why icsText refused a file. */
+export const NOT_UTF8 = 'it is not UTF-8 text (RFC 5545 §3.1.4): convert it to UTF-8 and send it again';
+
 /** Whether a text looks like iCalendar: its first content line is BEGIN:VCALENDAR (a BOM and blank lines aside). */
 export function looksLikeICalendar(text: string): boolean {
   return /^\uFEFF?\s*BEGIN:VCALENDAR\s*(\r\n|\n|\r)/i.test(text.slice(0, 200));
