@@ -100,6 +100,30 @@ function percentDecodedBytes(text: string): string {
   return text.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
 }
 
+/** PHP's json_decode default depth, which WordPress reads request bodies with. */
+const JSON_MAX_DEPTH = 512;
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `max` (brackets inside strings do not count). A scan of
+ * the text, so that it holds for text JSON.parse would fail on too: depth is what PHP reports first.
+ */
+function jsonDepthOver(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 function safeJson(text: string): unknown {
   return JSON.parse(text, (key, value) => (key === '__proto__' ? undefined : value));
 }
@@ -193,9 +217,12 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
     try {
       text = STRICT_UTF8.decode(body as Buffer);
     } catch {
-      return done(errors.invalidJson('Malformed UTF-8 characters, possibly incorrectly encoded'), undefined);
+      return done(errors.invalidJson('Malformed UTF-8 characters, possibly incorrectly encoded', 5), undefined);
     }
     if (text.trim() === '') return done(null, {});
+    // nested deeper than PHP's json_decode reads (512): its "Maximum stack depth exceeded", not a syntax error
+    // (before parsing: JSON.parse of a body thousands deep overflows the stack)
+    if (jsonDepthOver(text, JSON_MAX_DEPTH)) return done(errors.invalidJson('Maximum stack depth exceeded', 1), undefined);
     try {
       const parsed = safeJson(text);
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {

@@ -44,9 +44,10 @@ export const errors = {
   // --- request model (WordPress core) ---
   noRoute: () => new ApiError('rest_no_route', 404, 'No route was found matching the URL and request method.'),
   invalidNamespace: () => new ApiError('rest_invalid_namespace', 404, 'The specified namespace could not be found.'),
-  invalidJson: (detail: string) =>
+  /** `code`: PHP's json_last_error() for the failure (4 JSON_ERROR_SYNTAX, 1 JSON_ERROR_DEPTH, 5 JSON_ERROR_UTF8). */
+  invalidJson: (detail: string, code: 1 | 4 | 5 = 4) =>
     new ApiError('rest_invalid_json', 400, 'Invalid JSON body passed.', {
-      json_error_code: 4,
+      json_error_code: code,
       json_error_message: detail,
     }),
   missingParams: (names: string[]) =>

@@ -74,8 +74,35 @@ describe('request model', () => {
       const res = await t.post('/categories', { as: 'administrator', raw: { type, body: body as unknown as string } });
       assert.equal(res.status, 400, type);
       assertErrorShape(res.body, 'rest_invalid_json', 400);
+      // PHP's JSON_ERROR_UTF8, as the original's json_decode reports it
+      assert.equal(res.body.data.json_error_code, 5, type);
+      assert.equal(res.body.data.json_error_message, 'Malformed UTF-8 characters, possibly incorrectly encoded');
     }
     assert.equal((await t.get('/categories', { query: { hide_empty: 0, per_page: 100 } })).body.categories.length, before);
+  });
+
+  it("answers JSON nested deeper than PHP's 512 levels as the original's json_decode does (depth, not syntax), and stores nothing", async () => {
+    const before = (await t.get('/categories', { query: { hide_empty: 0, per_page: 100 } })).body.categories.length;
+    const nested = (levels: number) => `{"name":"Deep","description":${'['.repeat(levels - 1)}"x"${']'.repeat(levels - 1)}}`;
+    for (const levels of [513, 1000]) {
+      const res = await t.post('/categories', { as: 'administrator', raw: { type: 'application/json', body: nested(levels) } });
+      assert.equal(res.status, 400, String(levels));
+      assert.deepEqual(res.body, {
+        code: 'rest_invalid_json',
+        message: 'Invalid JSON body passed.',
+        data: { status: 400, json_error_code: 1, json_error_message: 'Maximum stack depth exceeded' },
+      });
+    }
+    // brackets inside strings are text, and 512 levels are read (the description is then not a string: that argument's 400)
+    const inText = await t.post('/categories', {
+      as: 'administrator',
+      raw: { type: 'application/json', body: `{"name":"Brackets in text","description":"\\"${'['.repeat(600)}"}` },
+    });
+    assert.equal(inText.status, 201, inText.text);
+    const deepest = await t.post('/categories', { as: 'administrator', raw: { type: 'application/json', body: nested(512) } });
+    assert.equal(deepest.status, 400);
+    assert.deepEqual(deepest.body.data.params, { description: 'description is not of type string.' });
+    assert.equal((await t.get('/categories', { query: { hide_empty: 0, per_page: 100 } })).body.categories.length, before + 1);
   });
 
   it('answers a form body that is not UTF-8 (raw bytes or percent-escapes) with rest_invalid_param naming the parameter, and stores nothing', async () => {
