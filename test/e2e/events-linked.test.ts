@@ -58,6 +58,21 @@ describe('events with venues and organizers', () => {
       form.body.organizer.map((o: any) => o.organizer),
       ['Form Org', 'Org A'],
     );
+    // a list a PHP client sent as an object of indexes (json_encode of an array with a gap), as the original reads it
+    const indexed = await t.post('/events', {
+      as: 'administrator',
+      json: {
+        title: 'Indexed',
+        start_date: '2030-01-01',
+        end_date: '2030-01-01',
+        organizer: { 0: b.id, 2: { organizer: 'Indexed Org' }, 3: { id: a.id } },
+      },
+    });
+    assert.equal(indexed.status, 201, indexed.text);
+    assert.deepEqual(
+      indexed.body.organizer.map((o: any) => o.organizer),
+      ['Org B', 'Indexed Org', 'Org A'],
+    );
   });
 
   it('refuses references of the wrong type or malformed entries with 400 rest_invalid_param', async () => {

@@ -88,6 +88,14 @@ async function linkedRef(type: LinkedType, value: unknown, services: Services, a
   }
 }
 
+/**
+ * A list sent as an object with index keys only (`{"0": 12, "2": 14}`: PHP's json_encode of an array with a gap),
+ * which the original reads as the list it is (PHP decodes both to one array). An object with a field name is one
+ * record's fields instead.
+ */
+const indexedList = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0 && Object.keys(v).every((k) => /^\d+$/.test(k));
+
 const isEmpty = (v: unknown) => v === '' || v === 0 || v === '0' || (Array.isArray(v) && v.length === 0);
 
 const venueArg = arg(Type.Unknown({ description: 'A venue id, {"id": n}, or the fields of a venue to create (or reuse); empty detaches.' }), {
@@ -106,6 +114,7 @@ const organizerArg = arg(
       if (isEmpty(value)) return accept<LinkedRef[]>([]);
       let items: unknown[];
       if (Array.isArray(value)) items = value;
+      else if (indexedList(value)) items = Object.values(value);
       else if (typeof value === 'string' && /^[\d\s,]+$/.test(value))
         items = value
           .split(',')
