@@ -291,7 +291,10 @@ describe('iCalendar import', () => {
     );
     const elsewhere = await t.post('/events', { as: 'administrator', raw: { type: 'text/calendar', body: FIXTURE } });
     assert.equal(elsewhere.status, 415, 'text/calendar is taken by the imports route alone');
-    assert.equal(elsewhere.body.message, 'Unsupported content type "text/calendar": send application/json, application/x-www-form-urlencoded or multipart/form-data.');
+    assert.equal(
+      elsewhere.body.message,
+      'Unsupported content type "text/calendar": send application/json, application/x-www-form-urlencoded or multipart/form-data.',
+    );
     const author = await t.post('/imports', { as: 'author', raw: { type: 'text/calendar', body: FIXTURE } });
     assert.equal(author.status, 403);
     assert.equal(author.body.code, 'rest_forbidden');
