@@ -221,8 +221,10 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
     }
     if (text.trim() === '') return done(null, {});
     // nested deeper than PHP's json_decode reads (512): its "Maximum stack depth exceeded", not a syntax error
-    // (before parsing: JSON.parse of a body thousands deep overflows the stack)
-    if (jsonDepthOver(text, JSON_MAX_DEPTH)) return done(errors.invalidJson('Maximum stack depth exceeded', 1), undefined);
+    // (before parsing: JSON.parse of a body thousands deep overflows the stack; a text of at most 512 characters
+    // cannot open 513 levels)
+    if (text.length > JSON_MAX_DEPTH && jsonDepthOver(text, JSON_MAX_DEPTH))
+      return done(errors.invalidJson('Maximum stack depth exceeded', 1), undefined);
     try {
       const parsed = safeJson(text);
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {

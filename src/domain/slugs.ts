@@ -107,11 +107,13 @@ export async function firstFreeSlug(base: string, taken: (candidates: string[]) 
 }
 
 /**
- * The slugs a by-slug lookup tries: the one asked for, then, when it differs, the one WordPress' lookup finds
- * (get_page_by_path runs sanitize_title_for_query over the path, lower-casing it and turning spaces and dots
- * into dashes, and MySQL compares without case): `/events/by-slug/My-Event` and `…/My%20Event` name `my-event`.
+ * What a by-slug lookup finds: the slug asked for, then, when it differs and names nothing, the one WordPress'
+ * lookup finds (get_page_by_path runs sanitize_title_for_query over the path, lower-casing it and turning spaces and
+ * dots into dashes, and MySQL compares without case): `/events/by-slug/My-Event` and `…/My%20Event` name `my-event`.
  */
-export function slugsToTry(slug: string): readonly string[] {
+export async function findBySlugAsWordPress<T>(slug: string, find: (slug: string) => Promise<T | undefined>): Promise<T | undefined> {
+  const found = await find(slug);
+  if (found !== undefined) return found;
   const sanitized = sanitizeSlug(slug);
-  return sanitized !== '' && sanitized !== slug ? [slug, sanitized] : [slug];
+  return sanitized !== '' && sanitized !== slug ? find(sanitized) : undefined;
 }

@@ -18,7 +18,7 @@ import { can, canReadPost } from '../policies.js';
 import { type PostKind, PostWriter, type VersionGuard } from '../posts/post-writer.js';
 import { assertMayWrite, postStamp, resolveImageRecord, retryOnConflict } from '../posts/post-writes.js';
 import { statusFilter } from '../posts/status.js';
-import { slugsToTry } from '../slugs.js';
+import { findBySlugAsWordPress } from '../slugs.js';
 import type { Term } from '../terms/term.js';
 import { resolveTerms, type TermService } from '../terms/term.service.js';
 import { listVisibility } from '../visibility.js';
@@ -213,13 +213,9 @@ export class EventService {
     return (await this.findBySlug(slug))?.id;
   }
 
-  /** The event a slug names, as WordPress looks it up (see slugsToTry). */
-  private async findBySlug(slug: string): Promise<EventRecord | undefined> {
-    for (const tried of slugsToTry(slug)) {
-      const record = await this.storage.events.findBySlug(tried);
-      if (record) return record;
-    }
-    return undefined;
+  /** The event a slug names, as WordPress looks it up. */
+  private findBySlug(slug: string): Promise<EventRecord | undefined> {
+    return findBySlugAsWordPress(slug, (tried) => this.storage.events.findBySlug(tried));
   }
 
   private assertReadable(actor: Actor, record: EventRecord): void {

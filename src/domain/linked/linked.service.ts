@@ -14,7 +14,7 @@ import { can, canEditPost, canReadPost } from '../policies.js';
 import { type PostKind, type PostKindStore, PostWriter } from '../posts/post-writer.js';
 import { assertMayWrite, postStamp, resolveImage, retryOnConflict } from '../posts/post-writes.js';
 import { statusFilter } from '../posts/status.js';
-import { slugsToTry } from '../slugs.js';
+import { findBySlugAsWordPress } from '../slugs.js';
 import { listVisibility } from '../visibility.js';
 import type { DetailsRecordOf, FieldSpec, KindOf, LinkedInput, LinkedKind, LinkedListQuery, LinkedType, RecordOf } from './linked.js';
 
@@ -67,13 +67,9 @@ export class LinkedService<T extends LinkedType> {
     return (await this.storage.posts.typeOf(id)) === this.kind.type;
   }
 
-  /** The id behind a slug (any status), as WordPress looks it up (see slugsToTry). */
+  /** The id behind a slug (any status), as WordPress looks it up. */
   async idForSlug(slug: string): Promise<number | undefined> {
-    for (const tried of slugsToTry(slug)) {
-      const found = await this.store().findBySlug(tried);
-      if (found) return found.id;
-    }
-    return undefined;
+    return (await findBySlugAsWordPress(slug, (tried) => this.store().findBySlug(tried)))?.id;
   }
 
   async get(actor: Actor, id: number): Promise<LinkedView<RecordOf<T>>> {
