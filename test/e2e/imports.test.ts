@@ -175,6 +175,61 @@ describe('iCalendar import', () => {
     assert.equal(job.counts.failed, 3, 'the series and its two overrides');
   });
 
+  it('reports a VEVENT whose RRULE the parser cannot read, or reads as another rule, as that item, and imports the others', async () => {
+    const vevent = (uid: string, day: string, extra: string[]) => [
+      'BEGIN:VEVENT',
+      `UID:${uid}`,
+      'DTSTAMP:20260101T000000Z',
+      `DTSTART:202606${day}T100000Z`,
+      `DTEND:202606${day}T110000Z`,
+      ...extra,
+      `SUMMARY:Parser ${uid}`,
+      'END:VEVENT',
+    ];
+    const file = [
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'PRODID:-//calendar.test//unreadable//EN',
+      ...vevent('parser-good-1@calendar.test', '02', []),
+      ...vevent('parser-fortnightly@calendar.test', '03', ['RRULE:FREQ=FORTNIGHTLY;COUNT=3']),
+      ...vevent('parser-good-2@calendar.test', '04', ['RRULE:FREQ=DAILY;COUNT=2']),
+      ...vevent('parser-no-weekday@calendar.test', '05', ['RRULE:FREQ=WEEKLY;BYDAY=XX;COUNT=3']),
+      // ical.js reads these two as FREQ=DAILY alone (a series without end): the rule as written is refused
+      ...vevent('parser-interval-0@calendar.test', '06', ['RRULE:FREQ=DAILY;INTERVAL=0']),
+      ...vevent('parser-count-0@calendar.test', '07', ['RRULE:FREQ=DAILY;COUNT=0']),
+      // folded: the rule as written is read whole
+      ...vevent('parser-folded@calendar.test', '09', ['RRULE:FREQ=WEEKLY;BY', ' DAY=TU;COUNT=2']),
+      'END:VCALENDAR',
+      '',
+    ].join('\r\n');
+    const job = await importText(file);
+    assert.equal(job.state, 'done', JSON.stringify(job));
+    assert.deepEqual(job.counts, { created: 3, updated: 0, skipped: 0, failed: 4 }, JSON.stringify(job.errors));
+    const errors = [...job.errors].sort((a: any, b: any) => a.line - b.line);
+    assert.deepEqual(
+      errors.map((e: any) => [e.uid, e.recurrence_id, e.line]),
+      [
+        ['parser-fortnightly@calendar.test', null, 11],
+        ['parser-no-weekday@calendar.test', null, 27],
+        ['parser-interval-0@calendar.test', null, 35],
+        ['parser-count-0@calendar.test', null, 43],
+      ],
+    );
+    assert.match(errors[0].reason, /^line 16: .*FORTNIGHTLY/);
+    assert.match(errors[1].reason, /^line 32: .*XX/);
+    assert.match(errors[2].reason, /^rest_invalid_param: .*recurrence.*INTERVAL must be between 1 and 1000/);
+    assert.match(errors[3].reason, /^rest_invalid_param: .*recurrence.*COUNT must be a positive integer/);
+    const imported = (await events()).filter((e) => e.title.startsWith('Parser ')).map((e) => `${e.title} ${e.start_date}`);
+    // (a single event in the site's zone, Paris; a series keeps its DTSTART's, UTC)
+    assert.deepEqual(imported.sort(), [
+      'Parser parser-folded@calendar.test 2026-06-09 10:00:00',
+      'Parser parser-folded@calendar.test 2026-06-16 10:00:00',
+      'Parser parser-good-1@calendar.test 2026-06-02 12:00:00',
+      'Parser parser-good-2@calendar.test 2026-06-04 10:00:00',
+      'Parser parser-good-2@calendar.test 2026-06-05 10:00:00',
+    ]);
+  });
+
   it("names the field of a VEVENT that the event write refused in the item's reason", async () => {
     const file = [
       'BEGIN:VCALENDAR',

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
 import { findIana } from 'windows-iana';
 import { atTimeOfDay, findZone, formatWall, getZone, msToWall, type WallTime, wallToMs, zonedWallToUtcMs } from '../../time/zones.js';
-import { IcsFormatError, outline } from './ics.structure.js';
+import { IcsFormatError, type IcsOutline, outline } from './ics.structure.js';
 
 type Component = InstanceType<typeof ICAL.Component>;
 type Property = InstanceType<typeof ICAL.Property>;
@@ -205,11 +205,13 @@ function mapDates(ev: Component, ctx: Context, recurring: boolean) {
 }
 
 /** RRULE/RDATE/EXDATE as `recurrence` lines: dates for all-day series, UTC instants otherwise. */
-function mapRecurrence(ev: Component, zone: string, allDay: boolean, ctx: Context): string[] | null {
+function mapRecurrence(ev: Component, zone: string, allDay: boolean, ctx: Context, written?: readonly string[]): string[] | null {
   const lines: string[] = [];
   const rrules = ev.getAllProperties('rrule');
   if (rrules.length > 1) throw new Error('more than one RRULE');
-  if (rrules[0]) lines.push(`RRULE:${String(rrules[0].getFirstValue())}`);
+  // the rule as the file writes it, judged as the API judges a rule sent to it: ical.js' own rewriting drops what
+  // it cannot read (INTERVAL=0, COUNT=0), which would make an invalid rule a daily series without end
+  if (rrules[0]) lines.push(`RRULE:${written?.length === 1 ? written[0] : String(rrules[0].getFirstValue())}`);
   for (const name of ['rdate', 'exdate'] as const) {
     for (const prop of ev.getAllProperties(name)) {
       const tzid = prop.getParameter('tzid') as string | undefined;
@@ -311,32 +313,100 @@ function lastModifiedOf(ev: Component): string | null {
   return formatWall(msToWall(t.toUnixTime() * 1000));
 }
 
+/**
+ * ical.js parses a whole file at once and refuses it all for one value it cannot read (an RRULE whose FREQ is
+ * not one of RFC 5545's, a BYDAY of no weekday, a COUNT that is no number): one bad event of a feed would fail
+ * the import of every other. When the file fails, each VEVENT is parsed alone; those ical.js refuses are left
+ * out (their lines blanked, so every line keeps its number) and reported as those items' errors, and the rest
+ * parsed again. What is wrong outside a VEVENT (the calendar's own properties, a VTIMEZONE) still fails the file,
+ * with the line ical.js' message points at.
+ */
+function parseLeavingOutBadEvents(
+  source: string,
+  shape: IcsOutline,
+): { root: Component; blocks: readonly Block[]; lines: readonly string[]; errors: MappedError[] } {
+  const parse = (text: string) => new ICAL.Component(ICAL.parse(text) as unknown[]);
+  const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+  // ical.js names the offending text, not its line: the first of these lines (1-based) holding it, or 0 (in a
+  // whole file, only a text of four characters or more is looked for: a shorter one names too many lines)
+  const lineOf = (error: unknown, lines: readonly string[], from = 1, to = lines.length) => {
+    const quoted = /"([^"]+)"/.exec(message(error))?.[1]?.slice(0, 40);
+    if (quoted === undefined || (quoted.length < 4 && from === 1)) return 0;
+    for (let n = from; n <= to; n++) if (lines[n - 1]?.includes(quoted)) return n;
+    return 0;
+  };
+  const lines = source.split(/\r\n|\n|\r/);
+  const blocks = shape.veventLines.map((begin, k) => ({ begin, end: shape.veventEnds[k] }));
+  let first: unknown;
+  try {
+    return { root: parse(source), blocks, lines, errors: [] };
+  } catch (error) {
+    first = error;
+  }
+  const errors: MappedError[] = [];
+  const left = new Set<number>();
+  shape.veventLines.forEach((begin, k) => {
+    const end = shape.veventEnds[k];
+    try {
+      parse(['BEGIN:VCALENDAR', ...lines.slice(begin - 1, end), 'END:VCALENDAR'].join('\r\n'));
+    } catch (error) {
+      const at = lineOf(error, lines, begin, end);
+      const uid = valuesWithin(lines, { begin, end }, 'UID')[0] || null;
+      errors.push({ uid, recurrenceId: null, line: begin, reason: `${at ? `line ${at}: ` : ''}${message(error)}` });
+      left.add(k);
+      for (let n = begin; n <= end; n++) lines[n - 1] = '';
+    }
+  });
+  if (left.size === 0) {
+    throw new IcsFormatError(lineOf(first, lines) || null, message(first));
+  }
+  try {
+    return { root: parse(lines.join('\r\n')), blocks: blocks.filter((_, k) => !left.has(k)), lines, errors };
+  } catch (error) {
+    throw new IcsFormatError(lineOf(error, lines) || null, message(error));
+  }
+}
+
+/** A VEVENT's physical lines, first and last (1-based). */
+interface Block {
+  readonly begin: number;
+  readonly end: number;
+}
+
+/** The values of a property of the VEVENT on these lines, as written (unfolded), its own lines only (not a VALARM's). */
+function valuesWithin(lines: readonly string[], block: Block, name: string): string[] {
+  const values: string[] = [];
+  const pattern = new RegExp(`^${name}[;:]`, 'i');
+  let depth = 0;
+  for (let j = block.begin; j < block.end - 1; j++) {
+    const line = lines[j];
+    if (/^BEGIN:/i.test(line)) depth++;
+    else if (/^END:/i.test(line)) depth--;
+    else if (depth === 0 && pattern.test(line)) {
+      let value = line.slice(line.indexOf(':') + 1);
+      for (let c = j + 1; c < block.end && /^[ \t]/.test(lines[c]); c++) value += lines[c].slice(1);
+      values.push(value.trim());
+    }
+  }
+  return values;
+}
+
 /** Parses and maps a whole calendar. Throws IcsFormatError when the file itself is malformed. */
 export function mapCalendar(source: string, siteZone: string): MappedCalendar {
-  const { veventLines } = outline(source);
-  let root: Component;
-  try {
-    root = new ICAL.Component(ICAL.parse(source) as unknown[]);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    // ical.js names the offending text, not its line: find it
-    const quoted = /"([^"]{4,})"/.exec(message)?.[1];
-    const at = quoted ? source.split(/\r\n|\n|\r/).findIndex((l) => l.includes(quoted.slice(0, 40))) : -1;
-    throw new IcsFormatError(at >= 0 ? at + 1 : null, message);
-  }
+  const { root, blocks, lines, errors } = parseLeavingOutBadEvents(source, outline(source));
   if (root.name !== 'vcalendar') throw new IcsFormatError(1, 'the text is not a VCALENDAR');
   const declared = text(root, 'x-wr-timezone').trim();
   const ctx: Context = { siteZone, calendarZone: (declared && ianaForTzid(declared)) || siteZone, series: new Map() };
   const identity = text(root, 'x-wr-relcalid') || text(root, 'x-wr-calname') || text(root, 'prodid') || 'calendar';
 
-  const events = root.getAllSubcomponents('vevent').map((ev, i) => ({ ev, line: veventLines[i] ?? null }));
+  const events = root.getAllSubcomponents('vevent').map((ev, i) => ({ ev, block: blocks[i] as Block | undefined }));
   const masters = events.filter((e) => !e.ev.hasProperty('recurrence-id'));
   const overrides = events.filter((e) => e.ev.hasProperty('recurrence-id'));
   const items: MappedItem[] = [];
-  const errors: MappedError[] = [];
   const seen = new Set<string>();
 
-  for (const { ev, line } of [...masters, ...overrides]) {
+  for (const { ev, block } of [...masters, ...overrides]) {
+    const line = block?.begin ?? null;
     const uid = text(ev, 'uid').trim();
     let recurrenceId: string | null = null;
     try {
@@ -355,7 +425,7 @@ export function mapCalendar(source: string, siteZone: string): MappedCalendar {
       seen.add(key);
       const recurring = !ridProp && ev.hasProperty('rrule');
       const dates = mapDates(ev, ctx, recurring || (!ridProp && ev.hasProperty('rdate')));
-      const recurrence = ridProp ? null : mapRecurrence(ev, dates.zone, dates.allDay, ctx);
+      const recurrence = ridProp ? null : mapRecurrence(ev, dates.zone, dates.allDay, ctx, block && valuesWithin(lines, block, 'RRULE'));
       if (!ridProp && recurrence) ctx.series.set(uid, { zone: dates.zone, allDay: dates.allDay });
       const fields = mapFields(ev, ctx, dates, recurrence);
       const cancelled = text(ev, 'status').trim().toUpperCase() === 'CANCELLED';

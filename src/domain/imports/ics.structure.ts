@@ -41,6 +41,8 @@ export function looksLikeICalendar(text: string): boolean {
 export interface IcsOutline {
   /** The physical line of each `BEGIN:VEVENT`, in the order of the file. */
   readonly veventLines: readonly number[];
+  /** The physical line of each one's `END:VEVENT` (VEVENTs do not nest). */
+  readonly veventEnds: readonly number[];
 }
 
 /** Checks the block structure; throws IcsFormatError naming the first line that is wrong. */
@@ -49,6 +51,7 @@ export function outline(text: string): IcsOutline {
   const lines = text.split(/\r\n|\n|\r/);
   const stack: { name: string; line: number }[] = [];
   const veventLines: number[] = [];
+  const veventEnds: number[] = [];
   let closed = false;
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i];
@@ -77,6 +80,7 @@ export function outline(text: string): IcsOutline {
       const open = stack.pop();
       if (!open) throw new IcsFormatError(n, `END:${value} without a BEGIN`);
       if (open.name !== value) throw new IcsFormatError(open.line, `BEGIN:${open.name} is never closed (line ${n} ends ${value})`);
+      if (value === 'VEVENT') veventEnds.push(n);
       if (stack.length === 0) closed = true;
     } else if (stack.length === 0) {
       throw new IcsFormatError(n, `${name} outside BEGIN:VCALENDAR`);
@@ -86,5 +90,5 @@ export function outline(text: string): IcsOutline {
     const open = stack[stack.length - 1];
     throw new IcsFormatError(open.line, `BEGIN:${open.name} is never closed (the file ends first)`);
   }
-  return { veventLines };
+  return { veventLines, veventEnds };
 }
