@@ -152,8 +152,9 @@ export const VARIABLES: readonly VariableDoc[] = [
   { name: 'BODY_LIMIT', default: '`1048576`', description: 'Largest accepted request body in bytes, 1024 to 1073741824 (larger → 413).' },
   {
     name: 'CORS_ORIGINS',
-    default: '(off)',
-    description: 'Origins allowed to call the API from browsers: `https://a.example,https://b.example`, or `*`.',
+    default: '`*`',
+    description:
+      'Origins allowed to call the API from browsers: `*` for any (as WordPress answers every origin), origins (`https://a.example,https://b.example`), or `none` to send no CORS headers.',
   },
   { name: 'CACHE_MB', default: '`64`', description: 'Memory for the response cache of reads, in MiB (0–4096); 0 turns it off (see below).' },
   {
@@ -430,7 +431,8 @@ export function loadConfig(env: Env): Config {
   if (pagesDefaultView !== 'list' && pagesDefaultView !== 'month')
     throw new ConfigError('PAGES_DEFAULT_VIEW', `must be list or month, got "${pagesDefaultView}"`);
 
-  const corsOrigins = originList('CORS_ORIGINS', value(env, 'CORS_ORIGINS') ?? '');
+  const corsRaw = value(env, 'CORS_ORIGINS') ?? '*';
+  const corsOrigins = /^(none|off)$/i.test(corsRaw) ? Object.freeze([] as string[]) : originList('CORS_ORIGINS', corsRaw);
 
   let rateLimit: Config['rateLimit'];
   const rate = value(env, 'RATE_LIMIT');

@@ -1,8 +1,9 @@
 /**
- * CORS as CONTRACT.md §0 and the README describe it: off unless CORS_ORIGINS is set; a preflight (OPTIONS with
+ * CORS as CONTRACT.md §0 and the README describe it: every origin by default (`*`, as WordPress answers every
+ * origin), listed origins only or none (`none`) when CORS_ORIGINS says so; a preflight (OPTIONS with
  * Access-Control-Request-Method) from an allowed origin is answered 204 before authentication and the rate limit;
  * other OPTIONS requests still get WordPress' route description; a disallowed origin gets no CORS header; the
- * exposed and allowed header lists; `*`.
+ * exposed and allowed header lists.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -32,9 +33,9 @@ function corsHeaders(headers: Record<string, unknown>): string[] {
   return CORS_HEADERS.filter((h) => headers[h] !== undefined);
 }
 
-describe('CORS off (no CORS_ORIGINS)', () => {
+describe('CORS off (CORS_ORIGINS=none)', () => {
   let t: TestApp;
-  before(async () => (t = await createTestApp()));
+  before(async () => (t = await createTestApp({ CORS_ORIGINS: 'none' })));
   after(() => t.close());
 
   it('sends no CORS header, and a preflight is just an OPTIONS request', async () => {
@@ -126,20 +127,79 @@ describe('CORS and the rate limit', () => {
   });
 });
 
-describe('CORS for any origin (*)', () => {
-  let t: TestApp;
-  before(async () => (t = await createTestApp({ CORS_ORIGINS: '*' })));
-  after(() => t.close());
+for (const [name, env] of [
+  ['by default (no CORS_ORIGINS)', {}],
+  ['CORS_ORIGINS=*', { CORS_ORIGINS: '*' }],
+] as const) {
+  describe(`CORS for any origin, ${name}`, () => {
+    let t: TestApp;
+    before(async () => (t = await createTestApp(env)));
+    after(() => t.close());
 
-  it('answers * to any origin, and nothing without one', async () => {
-    const res = await t.get('/tags', { headers: { origin: 'https://x.example' } });
-    assert.equal(res.headers['access-control-allow-origin'], '*');
-    assert.equal(res.headers['access-control-expose-headers'], EXPOSED);
-    const pre = await t.request('OPTIONS', '/tags', { as: 'bad', headers: preflight('https://y.example', 'PUT') });
-    assert.equal(pre.status, 204);
-    assert.equal(pre.headers['access-control-allow-origin'], '*');
-    assert.equal(pre.headers['access-control-allow-headers'], ALLOWED_HEADERS);
-    const none = await t.get('/tags');
-    assert.deepEqual(corsHeaders(none.headers), []);
+    it('answers * with the same headers to every request, Origin or not, and nothing that varies by Origin', async () => {
+      for (const headers of [{ origin: 'https://x.example' }, {}] as Record<string, string>[]) {
+        const res = await t.get('/tags', { headers });
+        assert.equal(res.status, 200);
+        assert.equal(res.headers['access-control-allow-origin'], '*');
+        assert.equal(res.headers['access-control-expose-headers'], EXPOSED);
+        assert.equal(res.headers['access-control-allow-headers'], ALLOWED_HEADERS, 'WordPress sends the allowed headers on every answer');
+        assert.equal(res.headers['access-control-allow-credentials'], undefined, 'no cookies are asked for');
+        assert.equal(res.headers['access-control-allow-methods'], undefined, 'preflight headers only on preflights');
+        assert.doesNotMatch(String(res.headers.vary ?? ''), /origin/i, 'the answer is the same for every Origin');
+      }
+    });
+
+    it('answers a preflight 204 before authentication, and lets other OPTIONS reach the route description', async () => {
+      for (const path of ['/tags', '/events/123', '/no-such-route']) {
+        const pre = await t.request('OPTIONS', path, { as: 'bad', headers: preflight('https://y.example', 'PUT') });
+        assert.equal(pre.status, 204, path);
+        assert.equal(pre.text, '');
+        assert.equal(pre.headers['content-length'], '0', 'Safari waits for a body without it');
+        assert.equal(pre.headers['access-control-allow-origin'], '*');
+        assert.equal(pre.headers['access-control-allow-methods'], 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS');
+        assert.equal(pre.headers['access-control-allow-headers'], ALLOWED_HEADERS);
+        assert.equal(pre.headers['access-control-max-age'], '600');
+      }
+      const description = await t.request('OPTIONS', '/tags', { headers: { origin: 'https://y.example' } });
+      assert.equal(description.status, 200);
+      assert.equal(description.body.namespace, 'calendar/events/v1');
+      assert.equal(description.headers['access-control-allow-origin'], '*');
+      assert.equal(description.headers['access-control-allow-methods'], undefined);
+    });
+
+    it('lets the browser read the errors: a 401, a 404 and a 400', async () => {
+      const refused = await t.get('/events', { as: 'bad', headers: { origin: 'https://x.example' } });
+      assert.equal(refused.status, 401);
+      assert.equal(refused.body.code, 'incorrect_password');
+      assert.equal(refused.headers['access-control-allow-origin'], '*');
+      const missing = await t.get('/events/999999', { headers: { origin: 'https://x.example' } });
+      assert.equal(missing.status, 404);
+      assert.equal(missing.headers['access-control-allow-origin'], '*');
+      const bad = await t.get('/events?per_page=zero', { headers: { origin: 'https://x.example' } });
+      assert.equal(bad.status, 400);
+      assert.equal(bad.body.code, 'rest_invalid_param');
+      assert.equal(bad.headers['access-control-expose-headers'], EXPOSED);
+    });
+
+    it('keeps the CORS headers on a cached answer and on a 304', async () => {
+      await t.get('/categories');
+      const hit = await t.get('/categories', { headers: { origin: 'https://x.example' } });
+      assert.equal(hit.status, 200);
+      assert.equal(hit.headers['access-control-allow-origin'], '*');
+      const again = await t.get('/categories', { headers: { 'if-none-match': String(hit.headers.etag) } });
+      assert.equal(again.status, 304);
+      assert.equal(again.headers['access-control-allow-origin'], '*');
+    });
+  });
+}
+
+describe('CORS_ORIGINS', () => {
+  it('refuses what is not an origin, and turns CORS off with none or off', async () => {
+    const { loadConfig } = await import('../../src/config/config.js');
+    assert.deepEqual(loadConfig({}).corsOrigins, ['*']);
+    assert.deepEqual(loadConfig({ CORS_ORIGINS: 'none' }).corsOrigins, []);
+    assert.deepEqual(loadConfig({ CORS_ORIGINS: 'OFF' }).corsOrigins, []);
+    assert.deepEqual(loadConfig({ CORS_ORIGINS: 'https://a.example, *' }).corsOrigins, ['*']);
+    assert.throws(() => loadConfig({ CORS_ORIGINS: 'a.example' }), /CORS_ORIGINS/);
   });
 });

@@ -407,9 +407,17 @@ describe('protocol details', () => {
     }
   });
 
-  it('sends no CORS headers unless CORS_ORIGINS allows the origin', async () => {
+  it('answers every origin by default, as WordPress; listed origins only, or none, when CORS_ORIGINS says so', async () => {
     const res = await t.get('/events', { headers: { origin: 'https://app.example.org' } });
-    assert.equal(res.headers['access-control-allow-origin'], undefined);
+    assert.equal(res.headers['access-control-allow-origin'], '*');
+    assert.match(String(res.headers['access-control-expose-headers']), /^X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages/);
+    assert.match(String(res.headers['access-control-allow-headers']), /^Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type/);
+    const off = await createTestApp({ CORS_ORIGINS: 'none' });
+    try {
+      assert.equal((await off.get('/events', { headers: { origin: 'https://app.example.org' } })).headers['access-control-allow-origin'], undefined);
+    } finally {
+      await off.close();
+    }
     const cors = await createTestApp({ CORS_ORIGINS: 'https://app.example.org, https://other.example.org' });
     try {
       const ok = await cors.get('/events', { headers: { origin: 'https://app.example.org' } });

@@ -1,15 +1,25 @@
 /**
- * CORS, off unless `CORS_ORIGINS` names origins (or `*`), done by @fastify/cors. Its hook runs on `onRequest`
- * before authentication and the rate limit, so a preflight is answered 204 whatever credentials or limits the
- * caller has. Responses expose what WordPress exposes (`X-WP-Total, X-WP-TotalPages, Link`) and also the paging
- * headers this API actually sends (`X-TEC-Total`, `X-TEC-TotalPages`), which the original forgot, `Allow` and
- * `X-Request-Id`; requests may send WordPress' headers plus ours.
+ * CORS. By default every origin may call the API (`CORS_ORIGINS` `*`), as WordPress answers every origin: a
+ * browser client of the original on another site keeps working. `CORS_ORIGINS` may list origins instead, or be
+ * `none` (no CORS header at all). Either way the hook runs on `onRequest`, before authentication and the rate
+ * limit, so a preflight is answered 204 whatever credentials or limits the caller has, and the browser may read
+ * a 401 or a 429. Responses expose what WordPress exposes (`X-WP-Total, X-WP-TotalPages, Link`) and also the
+ * paging headers this API actually sends (`X-TEC-Total`, `X-TEC-TotalPages`), which the original forgot, `Allow`
+ * and `X-Request-Id`; requests may send WordPress' headers plus ours. No credentials are asked for: no cookies
+ * are used, clients send `Authorization` themselves (WordPress reflects the origin with credentials, for its
+ * cookie logins).
  *
- * The options are given per request (the library's `delegator`) for one reason: only an OPTIONS request that
- * carries `Access-Control-Request-Method` is a preflight. Any other OPTIONS request is WordPress' route
- * description (CONTRACT.md §0) and must reach its route, with CORS headers but not swallowed as a preflight
- * (the library's fixed options would answer it 204, or 400 in its strict mode). A side effect of per-request
- * options is `Vary: Origin` on every response once CORS is on, which a shared cache needs anyway: whether
+ * Only an OPTIONS request that carries `Access-Control-Request-Method` is a preflight. Any other OPTIONS request
+ * is WordPress' route description (CONTRACT.md §0) and must reach its route, with CORS headers but not
+ * swallowed as a preflight.
+ *
+ * Any origin: the headers are the same for every request, Origin or not (`Access-Control-Allow-Origin: *` also
+ * without one, so the answer does not depend on Origin and needs no `Vary: Origin`). They are set by a hook of
+ * our own rather than by @fastify/cors, whose per-request options (needed for the preflight rule above) copy
+ * its options twice and rewrite `Vary` on every request, which is a measurable share of a cached answer's cost.
+ *
+ * Listed origins: @fastify/cors with options given per request (the library's `delegator`): the origin is
+ * reflected when listed; `Vary: Origin` on every response, which a shared cache needs, since whether
  * `Access-Control-Allow-Origin` is sent depends on the request's `Origin`.
  */
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
@@ -23,7 +33,10 @@ const MAX_AGE = 600;
 
 export async function registerCors(app: FastifyInstance, origins: readonly string[]): Promise<void> {
   if (origins.length === 0) return;
-  const any = origins.includes('*');
+  if (origins.includes('*')) {
+    registerAnyOrigin(app);
+    return;
+  }
   const listed = new Set(origins);
   const common: FastifyCorsOptions = {
     methods: ALLOW_METHODS,
@@ -40,9 +53,27 @@ export async function registerCors(app: FastifyInstance, origins: readonly strin
       callback(null, {
         ...common,
         // false: no CORS headers at all (no Origin, or one not listed)
-        origin: origin === undefined ? false : any ? '*' : listed.has(origin) ? origin : false,
+        origin: origin !== undefined && listed.has(origin) ? origin : false,
         preflight: request.headers['access-control-request-method'] !== undefined,
       });
     },
+  });
+}
+
+/** Every origin: the same headers on every answer; a preflight answered 204 here. */
+function registerAnyOrigin(app: FastifyInstance): void {
+  const always = {
+    'access-control-allow-origin': '*',
+    'access-control-expose-headers': EXPOSE_HEADERS,
+    'access-control-allow-headers': ALLOW_HEADERS,
+  };
+  const preflight = { 'access-control-allow-methods': ALLOW_METHODS, 'access-control-max-age': String(MAX_AGE), 'content-length': '0' };
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(always);
+    if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
+      reply.code(204).headers(preflight).send();
+      return;
+    }
+    done();
   });
 }
