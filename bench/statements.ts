@@ -10,7 +10,7 @@
  * (d) a whole-series edit of it (a rename and `featured`).
  *
  * `node dist/bench/statements.js --dialect postgres [--verbose] [--events N]` prints counts and, with --verbose,
- * each statement (its first 140 characters) and its milliseconds; N events are seeded (1,000; (b) imports at most
+ * each statement (its first 140 characters, or env SQL_CHARS) and its milliseconds; N events are seeded (1,000; (b) imports at most
  * 5,000 of them, one feed).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -93,7 +93,8 @@ function summary(name: string, statements: readonly Logged[]) {
   const ms = statements.reduce((s, l) => s + l.ms, 0);
   console.log(`\n(${name}) ${statements.length} statements, ${ms.toFixed(1)} ms in the database`);
   if (!VERBOSE) return;
-  for (const l of statements) console.log(`  ${l.ms.toFixed(2).padStart(7)}  ${l.sql.replace(/\s+/g, ' ').slice(0, 140)}`);
+  for (const l of statements)
+    console.log(`  ${l.ms.toFixed(2).padStart(7)}  ${l.sql.replace(/\s+/g, ' ').slice(0, Number(process.env.SQL_CHARS ?? 140))}`);
 }
 
 const log: Logged[] = [];
