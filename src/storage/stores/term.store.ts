@@ -44,10 +44,12 @@ const statements = statementSet((dialect: Dialect) => ({
   addToCountsReturning: new Statement<TermRow>(dialect, 'update terms set count = count + ?, modified_at = ? where id in :ids returning *'),
   idsForPost: new Statement<{ term_id: number }>(dialect, 'select term_id from term_relationships where post_id = ?'),
   addToCount: new Statement(dialect, 'update terms set count = count + ?, modified_at = ? where id = ?'),
-  // PostgreSQL only (a data-modifying CTE): the updated rows, ordered as forPost reads them
+  // PostgreSQL only (a data-modifying CTE): the updated rows, ordered as forPost reads them. The ids as an
+  // integer[] (`= any`), not a JSON array: the planner takes json_array_elements for 100 rows, and updated the
+  // few terms of a create through a hash join over every term (4 ms a create with 20,000 tags, 0.1 ms by key)
   addToCountsOrdered: new Statement<TermRow>(
     dialect,
-    `with counted as (update terms set count = count + ?, modified_at = ? where id in (select cast(value as integer) from json_array_elements_text(cast(? as json))) returning *)
+    `with counted as (update terms set count = count + ?, modified_at = ? where id = any(cast(? as integer[])) returning *)
      select * from counted order by lower(name), id`,
   ),
   // (taxonomy, slug) and (taxonomy, id) pairs as two JSON arrays: what an event write's entries name, one text
@@ -476,7 +478,7 @@ export class TermStore {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return [];
     if (this.dialect.name === 'postgres') {
-      const rows = await this.sql.addToCountsOrdered.all(this.db, [delta, nowUtc(), JSON.stringify(unique)]);
+      const rows = await this.sql.addToCountsOrdered.all(this.db, [delta, nowUtc(), `{${unique.map((id) => Math.trunc(id)).join(',')}}`]);
       return rows.map(toTerm);
     }
     const rows = await this.sql.addToCountsReturning.all(this.db, [delta, nowUtc(), idList(this.dialect, unique)]);
