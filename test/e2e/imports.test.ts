@@ -423,6 +423,21 @@ describe('iCalendar import', () => {
   });
 });
 
+const CP1252_FEED = [
+  'BEGIN:VCALENDAR',
+  'VERSION:2.0',
+  'PRODID:-//calendar.test//cp1252//EN',
+  'BEGIN:VEVENT',
+  'UID:cafe-1252@calendar.test',
+  'DTSTAMP:20260101T000000Z',
+  'DTSTART:20260710T180000Z',
+  'DTEND:20260710T190000Z',
+  'SUMMARY:Caf\u00e9 concert',
+  'END:VEVENT',
+  'END:VCALENDAR',
+  '',
+].join('\r\n');
+
 describe('iCalendar import from a URL with IMPORT_ALLOW_PRIVATE', () => {
   let t: TestApp;
   let server: Server;
@@ -431,6 +446,11 @@ describe('iCalendar import from a URL with IMPORT_ALLOW_PRIVATE', () => {
     t = await createTestApp({ IMPORT_ALLOW_PRIVATE: '1' });
     server = createServer((req, res) => {
       if (req.url === '/redirect') return res.writeHead(302, { location: '/cal.ics' }).end();
+      // the same feed in windows-1252 (an é is one byte, 0xE9), with its charset named or not
+      if (req.url === '/cp1252.ics' || req.url === '/cp1252-unnamed.ics')
+        return res
+          .writeHead(200, { 'content-type': req.url === '/cp1252.ics' ? 'text/calendar; charset="windows-1252"' : 'text/calendar' })
+          .end(Buffer.from(CP1252_FEED, 'latin1'));
       res.writeHead(200, { 'content-type': 'text/calendar' }).end(FIXTURE);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -452,5 +472,29 @@ describe('iCalendar import from a URL with IMPORT_ALLOW_PRIVATE', () => {
     const again = await t.post('/imports', { as: 'editor', json: { source: 'ics', url: `${base}/redirect` } });
     await t.app.services.imports.runPending();
     assert.deepEqual((await t.get(`/imports/${again.body.id}`, { as: 'editor' })).body.counts, { created: 0, updated: 0, skipped: 8, failed: 0 });
+  });
+
+  it('reads a feed in the charset its Content-Type names, and fails one that is not UTF-8 and names none', async () => {
+    const run = async (path: string) => {
+      const res = await t.post('/imports', { as: 'editor', json: { source: 'ics', url: `${base}${path}` } });
+      assert.equal(res.status, 202, res.text);
+      await t.app.services.imports.runPending();
+      return (await t.get(`/imports/${res.body.id}`, { as: 'editor' })).body;
+    };
+    const unnamed = await run('/cp1252-unnamed.ics');
+    assert.equal(unnamed.state, 'failed', JSON.stringify(unnamed));
+    assert.match(
+      unnamed.failure,
+      /cp1252-unnamed\.ics answered with text that is not UTF-8 \(RFC 5545 §3\.1\.4\), and its Content-Type names no other charset/,
+    );
+    assert.deepEqual(unnamed.counts, { created: 0, updated: 0, skipped: 0, failed: 0 });
+
+    const named = await run('/cp1252.ics');
+    assert.equal(named.state, 'done', JSON.stringify(named));
+    assert.deepEqual(named.counts, { created: 1, updated: 0, skipped: 0, failed: 0 });
+    const list = await t.get('/events', { query: { start_date: '2026-07-10', end_date: '2026-07-10' } });
+    const titles = list.body.events.map((e: any) => e.title);
+    assert.ok(titles.includes('Café concert'), JSON.stringify(titles));
+    assert.ok(!titles.some((title: string) => title.includes('\ufffd')), 'no byte read as a replacement character');
   });
 });

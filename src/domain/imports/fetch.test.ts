@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkUrl, isPrivateAddress } from './fetch.js';
+import { checkUrl, feedText, isPrivateAddress } from './fetch.js';
 
 describe('the SSRF guard', () => {
   it('refuses private, loopback, link-local, unique-local and unspecified addresses, IPv4 and IPv6, mapped forms too', () => {
@@ -34,5 +34,23 @@ describe('the SSRF guard', () => {
     assert.throws(() => checkUrl('http://user:pw@example.org/', false), /credentials/);
     assert.throws(() => checkUrl('http://2130706433/', false), /127\.0\.0\.1 is a private/);
     assert.equal(checkUrl('http://127.0.0.1:8080/a.ics', true).port, '8080');
+  });
+});
+
+describe("a fetched feed's text", () => {
+  const cafe = Buffer.from('SUMMARY:Caf\u00e9', 'latin1'); // windows-1252 / ISO-8859-1: é is the one byte 0xE9
+
+  it('is read in the charset the Content-Type names, quoted or not, a BOM dropped', () => {
+    assert.equal(feedText(cafe, 'text/calendar; charset=windows-1252'), 'SUMMARY:Café');
+    assert.equal(feedText(cafe, 'text/calendar;charset="ISO-8859-1"'), 'SUMMARY:Café');
+    assert.equal(feedText(Buffer.from('\ufeffSUMMARY:Café', 'utf8'), 'text/calendar; charset=UTF-8'), 'SUMMARY:Café');
+  });
+
+  it('is UTF-8, strictly, when no other charset is named, or one TextDecoder does not know', () => {
+    assert.equal(feedText(Buffer.from('SUMMARY:Café', 'utf8'), undefined), 'SUMMARY:Café');
+    assert.equal(feedText(cafe, 'text/calendar'), undefined);
+    assert.equal(feedText(cafe, 'text/calendar; charset=utf-8'), undefined);
+    assert.equal(feedText(cafe, 'text/calendar; charset=no-such-charset'), undefined);
+    assert.equal(feedText(Buffer.from('SUMMARY:Café', 'utf8'), 'text/calendar; charset=no-such-charset'), 'SUMMARY:Café');
   });
 });

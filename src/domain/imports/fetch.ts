@@ -11,6 +11,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { icsText } from './ics.structure.js';
 
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 const MAX_REDIRECTS = 5;
@@ -136,13 +137,35 @@ export function checkUrl(raw: string, allowPrivate: boolean): URL {
   return url;
 }
 
-/** GETs a URL's body as text (UTF-8), following up to five redirects, each checked. */
-export async function fetchText(raw: string, options: FetchOptions): Promise<{ text: string; finalUrl: string }> {
+/**
+ * A fetched .ics body as text: in the charset its Content-Type names, when it names one other than UTF-8 (feeds
+ * of older servers declare windows-1252 or ISO-8859-1), else as UTF-8, strictly (undefined when it is not UTF-8:
+ * read leniently, every byte of another charset would be imported as U+FFFD without a word; see icsText).
+ */
+export function feedText(body: Uint8Array, contentType: string | undefined): string | undefined {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '')?.[1];
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+    let text: string | undefined;
+    try {
+      text = new TextDecoder(charset).decode(body);
+    } catch {
+      text = undefined; // a label TextDecoder does not know (RangeError): read as UTF-8
+    }
+    if (text !== undefined) return text.replace(/^\uFEFF/, '');
+  }
+  return icsText(body);
+}
+
+/**
+ * GETs a URL's body as text (see feedText: undefined when it is not text in a charset it names or UTF-8),
+ * following up to five redirects, each checked.
+ */
+export async function fetchText(raw: string, options: FetchOptions): Promise<{ text: string | undefined; finalUrl: string }> {
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   let url = checkUrl(raw, options.allowPrivate);
   for (let hop = 0; ; hop++) {
     const result = await getOnce(url, options, deadline);
-    if (result.kind === 'body') return { text: result.body.toString('utf8').replace(/^\uFEFF/, ''), finalUrl: url.href };
+    if (result.kind === 'body') return { text: feedText(result.body, result.contentType), finalUrl: url.href };
     if (hop >= MAX_REDIRECTS) throw new FetchError('fetch-failed', `more than ${MAX_REDIRECTS} redirects`);
     url = checkUrl(new URL(result.location, url).href, options.allowPrivate);
   }
@@ -152,7 +175,7 @@ function getOnce(
   url: URL,
   options: FetchOptions,
   deadline: number,
-): Promise<{ kind: 'body'; body: Buffer } | { kind: 'redirect'; location: string }> {
+): Promise<{ kind: 'body'; body: Buffer; contentType: string | undefined } | { kind: 'redirect'; location: string }> {
   const maxBytes = options.maxBytes ?? MAX_DOCUMENT_BYTES;
   return new Promise((resolve, reject) => {
     const remaining = deadline - Date.now();
@@ -175,7 +198,7 @@ function getOnce(
           res.resume();
           return reject(new FetchError('fetch-failed', `the server answered ${status}`));
         }
-        readCapped(res, maxBytes, 'document').then((body) => resolve({ kind: 'body', body }), reject);
+        readCapped(res, maxBytes, 'document').then((body) => resolve({ kind: 'body', body, contentType: res.headers['content-type'] }), reject);
       },
     );
     const timer = setTimeout(() => req.destroy(new FetchError('fetch-failed', 'the fetch took too long')), remaining);

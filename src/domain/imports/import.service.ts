@@ -266,6 +266,8 @@ export class ImportService {
     if (job.payloadKind === 'text') return { text: job.payload };
     try {
       const { text } = await fetchText(job.payload, { allowPrivate: this.settings.allowPrivate });
+      if (text === undefined)
+        throw new JobFailure(`${job.payload} answered with text that is not UTF-8 (RFC 5545 §3.1.4), and its Content-Type names no other charset`);
       if (!looksLikeICalendar(text)) throw new JobFailure(`${job.payload} did not answer with iCalendar (no BEGIN:VCALENDAR)`);
       return { text, sourceKey: job.payload };
     } catch (error) {
