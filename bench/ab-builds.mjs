@@ -2,7 +2,8 @@
 // through app.inject in blocks of 100 (C at a time), the builds alternated block by block, so that the machine's
 // drift falls on both. Prints the median time a request took in each build, for one event and the default list.
 // Usage: node bench/ab-builds.mjs <dir of build A> <dir of build B> [sqlite|postgres] [events]  (env C: concurrency;
-// env PATHS: paths under /calendar/events/v1 to time instead of one event and the default list, comma-separated)
+// env PATHS: paths under /calendar/events/v1 to time instead of one event and the default list, comma-separated;
+// env CACHE_MB_AB: the response cache's size, 0 unless given, to time cached answers)
 // (each dir a checkout with `npm run build` done; the database is seeded with build A's bench/seed.js; with
 // SEED_EACH=1 each build seeds a database of its own with its own migrations — the same events, the seed being
 // fixed — for changes to the schema)
@@ -58,7 +59,11 @@ const apps = [];
 for (const [k, m] of mods.entries()) {
   const s = await open(m, k);
   const app = await m.app.buildApp(
-    m.config.loadConfig({ LOG_LEVEL: 'silent', CACHE_MB: '0', DATABASE_URL: dialect === 'sqlite' ? `sqlite:${path(k)}` : url }),
+    m.config.loadConfig({
+      LOG_LEVEL: 'silent',
+      CACHE_MB: process.env.CACHE_MB_AB ?? '0',
+      DATABASE_URL: dialect === 'sqlite' ? `sqlite:${path(k)}` : url,
+    }),
     s,
     { logger: false },
   );
