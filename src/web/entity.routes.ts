@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventView } from '../domain/events/event.service.js';
 import type { LinkedView } from '../domain/linked/linked.service.js';
-import { asksForIcal } from '../http/routes/site/ical-aliases.js';
+import { asksForIcal, ICAL_DOWNLOAD } from '../http/routes/site/ical-aliases.js';
 import { NAMESPACE } from '../http/urls.js';
 import { chrome } from './chrome.js';
 import { eventModel, organizerModel, upcoming, venueModel } from './entity.pages.js';
@@ -43,7 +43,7 @@ export async function eventPage(pages: Pages, request: FastifyRequest, reply: Fa
     if (view.record.kind !== 'series' || !validDay(day)) return pages.notFound(request, reply, 'This event');
     // the original's `?ical=1` here: the series' file (as on the series' own page)
     if (asksForIcal(request.query as Record<string, unknown>))
-      return reply.redirect(ctx.urls.rest(`/events/by-slug/${encodeURIComponent(slug)}.ics`), 302);
+      return reply.redirect(ctx.urls.rest(`/events/by-slug/${encodeURIComponent(slug)}.ics?${new URLSearchParams(ICAL_DOWNLOAD)}`), 302);
     const list = await events.occurrences(ctx.actor, view.record.id, {
       page: 1,
       perPage: 1,
@@ -60,14 +60,15 @@ export async function eventPage(pages: Pages, request: FastifyRequest, reply: Fa
 
 /**
  * The original's `/event/<slug>/?ical=1`: the event's (or series') file, as its REST feed answers it to this
- * visitor, at this URL (200, as the original). What the feed does not give — no such slug, an event the visitor
- * may not read — is the 404 page. Asked of the REST route in-process (app.inject), so that its conditional
+ * visitor, at this URL (200, as the original), as a download (as the original: see ical-aliases.ts). What the
+ * feed does not give — no such slug, an event the visitor may not read — is the 404 page. Asked of the REST route in-process (app.inject), so that its conditional
  * answers (ETag, Last-Modified, 304) and headers are that route's own, not a second copy of them here.
  */
 async function eventFile(pages: Pages, request: FastifyRequest, reply: FastifyReply, slug: string) {
   const query = new URLSearchParams(request.url.split('?')[1] ?? '');
   for (const name of ['ical', 'outlook-ical']) query.delete(name);
-  const rest = `/${NAMESPACE}/events/by-slug/${encodeURIComponent(slug)}.ics${query.size > 0 ? `?${query}` : ''}`;
+  for (const [name, value] of Object.entries(ICAL_DOWNLOAD)) query.set(name, value);
+  const rest = `/${NAMESPACE}/events/by-slug/${encodeURIComponent(slug)}.ics?${query}`;
   const headers: Record<string, string> = {};
   for (const name of ['authorization', 'if-none-match', 'if-modified-since', 'accept-encoding']) {
     const value = request.headers[name];
@@ -110,7 +111,9 @@ async function renderLinked(pages: Pages, request: FastifyRequest, reply: Fastif
   const ctx = pages.context(request);
   // the original's `?ical=1` on this page: the feed of its events (a redirect: the slug is known only once
   // looked up, where the other pages' aliases are rewritten before routing, see ical-aliases.ts)
-  if (asksForIcal(request.query as Record<string, unknown>)) return reply.redirect(ctx.urls.rest(`/events.ics?${type}=${found.record.id}`), 302);
+  if (asksForIcal(request.query as Record<string, unknown>)) {
+    return reply.redirect(ctx.urls.rest(`/events.ics?${new URLSearchParams({ [type]: String(found.record.id), ...ICAL_DOWNLOAD })}`), 302);
+  }
   const filter = type === 'venue' ? { venues: [found.record.id] } : { organizers: [found.record.id] };
   const { items, total } = await upcoming(ctx, filter, 20);
   const model = type === 'venue' ? venueModel(ctx, found as never) : organizerModel(ctx, found as never);

@@ -306,6 +306,38 @@ describe('iCalendar export', () => {
     assert.match(String(page.headers['content-type']), /^text\/html/);
   });
 
+  it("sends the original's ?ical=1 files as attachments, as the original does, and the REST feeds inline", async () => {
+    // the original answers every `?ical=1` with `Content-Disposition: attachment` (fixtures/tec-6.17/index.json):
+    // its "Export .ics file" link downloads the file
+    const e = await create({ title: 'Case 9 download', start_date: '2027-09-02 10:00:00', end_date: '2027-09-02 11:00:00' });
+    const get = async (url: string) => {
+      const res = await t.app.inject({ method: 'GET', url });
+      assert.equal(res.statusCode, 200, `${url}: ${res.body.slice(0, 200)}`);
+      assert.equal(res.headers['content-type'], 'text/calendar; charset=utf-8', url);
+      assert.deepEqual(lintIcal(res.body), [], url);
+      const summaries = parseIcal(res.body)
+        .getAllSubcomponents('vevent')
+        .map((v) => v.getFirstPropertyValue('summary'));
+      return { disposition: res.headers['content-disposition'], summaries, etag: res.headers.etag };
+    };
+    const month = '/calendar/events/v1/events.ics?start_date=2027-09-01&end_date=2027-09-30';
+    for (const [alias, feed] of [
+      ['/events/month/2027-09/?ical=1', month],
+      ['/?post_type=tribe_events&ical=1&eventDisplay=month&eventDate=2027-09', month],
+      ['/events/month/2027-09/?outlook-ical=1', month],
+      ['/events/?ical=1', '/calendar/events/v1/events.ics'],
+      [`/event/${e.slug}/?ical=1`, `/calendar/events/v1/events/by-slug/${e.slug}.ics`],
+    ]) {
+      const original = await get(alias);
+      const rest = await get(feed);
+      assert.match(String(original.disposition), /^attachment; filename="[\w.-]+\.ics"$/, alias);
+      assert.match(String(rest.disposition), /^inline; /, feed);
+      assert.deepEqual(original.summaries, rest.summaries, alias);
+      assert.ok(original.summaries.includes('Case 9 download'), alias);
+      assert.equal(original.etag, rest.etag, `${alias}: the same bytes`);
+    }
+  });
+
   it('refuses a limit above 5,000 and honours limit (case 10)', async () => {
     const res = await t.get('/events.ics', { query: { limit: '5001' } });
     assert.equal(res.status, 400);

@@ -495,8 +495,10 @@ describe('calendar pages: list, event, venue and organizer pages', () => {
     // one occurrence's page: its series' file
     const occurrence = await t.app.inject({ method: 'GET', url: `/event/${series.slug}/2030-06-10/?ical=1` });
     assert.equal(occurrence.statusCode, 302);
-    assert.equal(occurrence.headers.location, `${PUBLIC_URL}/calendar/events/v1/events/by-slug/${series.slug}.ics`);
-    const file = await t.app.inject({ method: 'GET', url: new URL(String(occurrence.headers.location)).pathname });
+    assert.equal(occurrence.headers.location, `${PUBLIC_URL}/calendar/events/v1/events/by-slug/${series.slug}.ics?download=1`);
+    const location = new URL(String(occurrence.headers.location));
+    const file = await t.app.inject({ method: 'GET', url: `${location.pathname}${location.search}` });
+    assert.match(String(file.headers['content-disposition']), /^attachment; /, 'a download, as the original');
     assert.equal(file.body, (await t.app.inject({ method: 'GET', url: `/event/${series.slug}/?ical=1` })).body);
     // the filter bar's keyword: the feed's search
     const searched = await t.app.inject({ method: 'GET', url: '/events/month/2031-03/?keyword=Future%2003&ical=1' });
@@ -509,7 +511,7 @@ describe('calendar pages: list, event, venue and organizer pages', () => {
     ] as const) {
       const res = await t.app.inject({ method: 'GET', url: `/${type}/${found.slug}/?ical=1` });
       assert.equal(res.statusCode, 302, type);
-      assert.equal(res.headers.location, `${PUBLIC_URL}/calendar/events/v1/events.ics?${type}=${found.id}`);
+      assert.equal(res.headers.location, `${PUBLIC_URL}/calendar/events/v1/events.ics?${type}=${found.id}&download=1`);
     }
   });
 

@@ -2,7 +2,9 @@
  * The original's iCalendar URLs (FEATURES.md §3.4): `?ical=1` (or `?outlook-ical=1`) on a calendar view or an
  * event's page answers with the equivalent feed, so subscriptions made on a site running the original keep
  * working after it moves here. They are rewritten before routing (like the `/wp-json` paths) to the REST feed
- * with the view's filters, so both answer the same bytes, with the same caching and the same rights.
+ * with the view's filters, so both answer the same bytes, with the same caching and the same rights. The file comes
+ * as a download (`download=1`: `Content-Disposition: attachment`), as the original sends every `?ical=1` answer
+ * (its "Export .ics file" links download it; fixtures/tec-6.17/index.json), where the REST feeds are inline.
  *
  * Views: `/events/` and `/events/list/` (the default window), `/events/month/[YYYY-MM/]`, `/events/today/` and
  * `/events/YYYY-MM-DD/` (one day), each also under `/events/category/<slug>/` and `/events/tag/<slug>/`;
@@ -13,6 +15,9 @@
 import { NAMESPACE } from '../../urls.js';
 
 const ICAL_PARAMS = new Set(['ical', 'outlook-ical']);
+
+/** What the original's `?ical=1` answers are: a download (the REST feed's `download` argument). */
+export const ICAL_DOWNLOAD = { download: '1' } as const;
 
 /** Whether a page's query asks for the original's iCalendar file (`?ical=1` or `?outlook-ical=1`). */
 export function asksForIcal(query: Record<string, unknown>): boolean {
@@ -70,7 +75,7 @@ export function icalAliasUrl(url: string, today: () => { year: number; month: nu
   for (const name of ['keyword', 'tribe-bar-search', 'date', 'tribe-bar-date']) query.delete(name);
   if (keyword !== null && keyword.trim() !== '') query.set('search', keyword.trim());
   const feed = (path: string, extra: Record<string, string> = {}) => {
-    for (const [k, v] of Object.entries(extra)) query.set(k, v);
+    for (const [k, v] of Object.entries({ ...extra, ...ICAL_DOWNLOAD })) query.set(k, v);
     const qs = query.toString();
     return `/${NAMESPACE}${path}${qs ? `?${qs}` : ''}`;
   };
