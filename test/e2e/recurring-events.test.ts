@@ -142,6 +142,41 @@ describe('recurring events', () => {
     assert.equal((await occurrencesOf((await until('20251110T135959Z')).id)).length, 2);
   });
 
+  it('removes an instance moved out of the spring gap with an EXDATE of the time it starts at, as the feed does (E8, E2)', async () => {
+    // 02:30 on 2030-03-10 does not exist in New York: that instance starts 03:30 EDT (07:30Z), and an EXDATE naming
+    // that start, in UTC or as the zone's wall time, is the one a consumer of the feed's RRULE removes
+    for (const exdate of ['EXDATE:20300310T073000Z', `EXDATE;TZID=${NY}:20300310T033000`]) {
+      const s = await series({
+        timezone: NY,
+        start_date: '2030-03-09 02:30',
+        end_date: '2030-03-09 03:00',
+        recurrence: ['RRULE:FREQ=DAILY;COUNT=3', exdate],
+      });
+      assert.deepEqual(s.recurrence, ['RRULE:FREQ=DAILY;COUNT=3', `EXDATE;TZID=${NY}:20300310T033000`], exdate);
+      assert.deepEqual(
+        (await occurrencesOf(s.id)).map((o) => [o.start_date, o.utc_start_date]),
+        [
+          ['2030-03-09 02:30:00', '2030-03-09 07:30:00'],
+          ['2030-03-11 02:30:00', '2030-03-11 06:30:00'],
+        ],
+        exdate,
+      );
+    }
+    // added to a series, it removes that occurrence, which is reported and gone
+    const s = await series({ timezone: NY, start_date: '2030-03-09 02:30', end_date: '2030-03-09 03:00', recurrence: ['RRULE:FREQ=DAILY;COUNT=3'] });
+    const occ = await occurrencesOf(s.id);
+    assert.equal(occ[1].start_date, '2030-03-10 03:30:00');
+    const res = await t.patch(`/events/${s.id}`, {
+      as: 'administrator',
+      json: { recurrence: ['RRULE:FREQ=DAILY;COUNT=3', 'EXDATE:20300310T073000Z'] },
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.removed_occurrences, [occ[1].id]);
+    const gone = await t.get(`/events/${occ[1].id}`);
+    assert.equal(gone.status, 410);
+    assert.equal(gone.body.code, 'event-occurrence-gone');
+  });
+
   it('refuses what FEATURES.md §1.5 refuses, naming recurrence, and stores nothing (case 8)', async () => {
     const before = (await t.get('/events', { as: 'administrator', query: { status: 'any', start_date: '2000-01-01', end_date: '2099-01-01' } })).body
       .total;

@@ -5,7 +5,7 @@
  * applied here from the rule text, not from our code: DTSTART is instance #1 and counts toward COUNT (E7); COUNT
  * counts the rule's wall times (a wall time moved out of a gap counts, E2); UNTIL is compared as an instant, with
  * DTSTART kept whatever UNTIL says (E5, E7); RDATEs are added after COUNT and UNTIL; EXDATEs remove wall times
- * after COUNT (E6, E8); each wall time is placed with Temporal's `disambiguation: 'compatible'` (gap → forward by
+ * after COUNT (E6, E8), and an instance moved out of a gap by the wall time it moved to (E8); each wall time is placed with Temporal's `disambiguation: 'compatible'` (gap → forward by
  * the gap, overlap → the earlier instant, E2, E3); and two wall times on one instant are one instance, under the
  * wall time that exists (RFC 5545 §3.8.5.3: duplicate instances are ignored; Pacific/Apia skipped 2011-12-30).
  * Where ical.js is wrong, the oracle checks the RFC's definition of a BYxxx part itself (see icalRule).
@@ -288,9 +288,16 @@ export function oracle(c: RecurrenceCase): { instances: string[]; checkedBefore?
   for (const x of c.exdates) byWall.delete(PDT.from(x).toString());
 
   const byInstant = new Map<number, { original: Temporal.PlainDateTime; at: Temporal.ZonedDateTime }>();
+  // an EXDATE names an instance by its start: one moved out of a gap starts at the wall time it moved to (E8)
+  const exdated = new Set(c.exdates.map((x) => PDT.from(x).toString()));
+  let exdatedMoved = 0;
   for (const w of byWall.values()) {
     if (limit && PDT.compare(w, limit) >= 0) continue;
     const at = place(w, c.zone);
+    if (inGap(w.toString(), c.zone) && exdated.has(at.toPlainDateTime().toString())) {
+      exdatedMoved++;
+      continue;
+    }
     const seen = byInstant.get(at.epochMilliseconds);
     // one instance per instant, under the wall time that exists (the one not moved out of a gap)
     if (!seen || inGap(seen.original.toString(), c.zone)) byInstant.set(at.epochMilliseconds, { original: w, at });
@@ -300,7 +307,7 @@ export function oracle(c: RecurrenceCase): { instances: string[]; checkedBefore?
     .map(({ original, at }) => line(original.toString(), at.toPlainDateTime().toString(), at.epochMilliseconds));
   let placed = 0;
   for (const w of byWall.values()) if (!limit || PDT.compare(w, limit) < 0) placed++;
-  return { instances, checkedBefore, merged: placed - byInstant.size };
+  return { instances, checkedBefore, merged: placed - exdatedMoved - byInstant.size };
 }
 
 /** Our expansion of a case beside the oracle's. */

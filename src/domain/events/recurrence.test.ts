@@ -246,6 +246,21 @@ describe('recurrence: EXDATE and RDATE (E6, E8)', () => {
     assert.equal(starts(['RRULE:FREQ=WEEKLY;COUNT=3', 'EXDATE;TZID=America/New_York:20251103T100000'], f).length, 3);
   });
 
+  it('E8: an EXDATE of the time an instance moved to out of the spring gap removes it; its original time does too', () => {
+    const gap = frame(NY, '2025-03-08 02:30:00', '2025-03-08 03:00:00');
+    for (const exdate of [
+      'EXDATE:20250309T073000Z',
+      'EXDATE;TZID=America/New_York:20250309T033000',
+      'EXDATE;TZID=America/New_York:20250309T023000',
+    ]) {
+      assert.deepEqual(
+        starts(['RRULE:FREQ=DAILY;COUNT=3', exdate], gap),
+        ['2025-03-08 02:30:00 = 2025-03-08 07:30:00Z', '2025-03-10 02:30:00 = 2025-03-10 06:30:00Z'],
+        exdate,
+      );
+    }
+  });
+
   it('refuses an EXDATE in another zone, and a TZID together with a UTC Z', () => {
     refused(['RRULE:FREQ=WEEKLY;COUNT=3', 'EXDATE;TZID=Europe/Berlin:20251103T150000'], f, /TZID=Europe\/Berlin/);
     refused(['RRULE:FREQ=WEEKLY;COUNT=3', 'EXDATE;TZID=America/New_York:20251103T140000Z'], f, /both a TZID and a UTC/);

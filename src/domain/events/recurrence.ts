@@ -540,10 +540,28 @@ export function expand(rec: Recurrence, frame: SeriesFrame, until?: WallTime): I
   for (const w of rec.rdates) add(w);
   // E6: EXDATEs go after COUNT has been counted
   for (const x of rec.exdates) walls.delete(wallToMs(x));
-  const out = frame.allDay ? [...walls.values()].map((w) => place(w, frame)) : distinctInstants([...walls.values()].map((w) => place(w, frame)));
+  const out = frame.allDay
+    ? [...walls.values()].map((w) => place(w, frame))
+    : distinctInstants(
+        withoutMovedExdates(
+          [...walls.values()].map((w) => place(w, frame)),
+          rec,
+        ),
+      );
   out.sort((a, b) => a.startUtcMs - b.startUtcMs || wallToMs(a.originalWall) - wallToMs(b.originalWall));
   if (rec.bounded && out.length > MAX_BOUNDED_INSTANCES) throw tooMany();
   return out;
+}
+
+/**
+ * E8: an EXDATE names an instance by its start. One moved out of a spring-forward gap (02:30 → 03:30 EDT) starts at
+ * the wall time it moved to: an EXDATE of that time (03:30, or 07:30Z, stored as 03:30) removes it, as it does in
+ * the feed's consumers, which place the rule's 02:30 at that instant too (E2: API and feed agree). It was kept.
+ */
+function withoutMovedExdates(instances: Instance[], rec: Recurrence): Instance[] {
+  if (rec.exdates.length === 0) return instances;
+  const excluded = new Set(rec.exdates.map(wallToMs));
+  return instances.filter((i) => i.startWall === i.originalWall || !excluded.has(wallToMs(i.startWall)));
 }
 
 /**
