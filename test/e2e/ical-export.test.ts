@@ -112,6 +112,24 @@ describe('iCalendar export', () => {
     assert.equal((events[0].getFirstPropertyValue('dtstart') as ICAL.Time).isDate, true);
   });
 
+  it('writes an all-day series as dates with an exclusive end, its EXDATEs as dates too (case 9)', async () => {
+    const s = await create({
+      title: 'All-day weekly',
+      all_day: true,
+      timezone: NY,
+      start_date: '2027-05-03',
+      end_date: '2027-05-04',
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3', 'EXDATE;VALUE=DATE:20270510'],
+    });
+    const { res, events } = await feed(`/events/${s.id}.ics`);
+    const master = byUid(events, uidOf(events, s.url))[0];
+    assert.match(res.text, /\r\nDTSTART;VALUE=DATE:20270503\r\n/);
+    assert.match(res.text, /\r\nDTEND;VALUE=DATE:20270505\r\n/);
+    assert.match(res.text, /\r\nRRULE:FREQ=WEEKLY;COUNT=3\r\n/);
+    assert.match(res.text, /\r\nEXDATE;VALUE=DATE:20270510\r\n/);
+    assert.equal((master.getFirstPropertyValue('dtstart') as ICAL.Time).isDate, true);
+  });
+
   it('writes no DTEND for an event that ends when it starts (RFC 5545 §3.8.2.2: DTEND must be later; §3.6.1: none means that)', async () => {
     const e = await create({ title: 'Deadline', timezone: NY, start_date: '2027-01-05 17:00:00', end_date: '2027-01-05 17:00:00' });
     const s = await create({

@@ -553,6 +553,8 @@ describe('recurring events', () => {
       later.body.events.map((e: any) => e.id),
       [s.id],
     );
+    // a single event is the same object in both lists, to the byte
+    assert.equal(JSON.stringify(once.body.events[1]), JSON.stringify(expanded.body.events.find((e: any) => e.id === single.id)));
     const plain = (await t.get(`/events/${single.id}`)).body;
     assert.equal(plain.recurrence, undefined);
     assert.equal(plain.series_id, undefined);
