@@ -121,6 +121,53 @@ describe('iCalendar import', () => {
     assert.equal(uid, first.series_id);
   });
 
+  it('finds the occurrence a RECURRENCE-ID names by its start, in UTC or in the zone, moved out of a DST gap too (E12, E2)', async () => {
+    // 02:30 New York does not exist on 2030-03-10: that instance starts 03:30 EDT, 07:30Z
+    const file = (uid: string, recurrenceId: string) =>
+      [
+        'BEGIN:VCALENDAR',
+        'VERSION:2.0',
+        'PRODID:-//test//gap//EN',
+        'BEGIN:VEVENT',
+        `UID:${uid}`,
+        'DTSTART;TZID=America/New_York:20300309T023000',
+        'DTEND;TZID=America/New_York:20300309T030000',
+        'RRULE:FREQ=DAILY;COUNT=3',
+        'SUMMARY:Night shift',
+        'END:VEVENT',
+        'BEGIN:VEVENT',
+        `UID:${uid}`,
+        recurrenceId,
+        'DTSTART;TZID=America/New_York:20300310T040000',
+        'DTEND;TZID=America/New_York:20300310T043000',
+        'SUMMARY:Night shift (late)',
+        'END:VEVENT',
+        'END:VCALENDAR',
+        '',
+      ].join('\r\n');
+    for (const [uid, recurrenceId] of [
+      ['gap-utc@test', 'RECURRENCE-ID:20300310T073000Z'],
+      ['gap-moved@test', 'RECURRENCE-ID;TZID=America/New_York:20300310T033000'],
+      ['gap-rule@test', 'RECURRENCE-ID;TZID=America/New_York:20300310T023000'],
+    ]) {
+      const job = await importText(file(uid, recurrenceId));
+      assert.deepEqual(job.counts, { created: 2, updated: 0, skipped: 0, failed: 0 }, `${recurrenceId}: ${JSON.stringify(job.errors)}`);
+      const listed = await t.get('/events', { as: 'administrator', query: { start_date: '2030-03-09', end_date: '2030-03-11', per_page: 50 } });
+      const mine = listed.body.events.filter((e: any) => e.series_id !== undefined && e.title.startsWith('Night shift'));
+      assert.deepEqual(
+        mine.map((e: any) => [e.start_date, e.title, e.is_exception]),
+        [
+          ['2030-03-09 02:30:00', 'Night shift', false],
+          ['2030-03-10 04:00:00', 'Night shift (late)', true],
+          ['2030-03-11 02:30:00', 'Night shift', false],
+        ],
+        recurrenceId,
+      );
+      const series = mine[0].series_id;
+      assert.equal((await t.del(`/events/${series}`, { as: 'administrator', query: { force: 'true' } })).status, 200);
+    }
+  });
+
   it('imports the same file again with nothing created or updated, and an edited SUMMARY updates in place (case 11)', async () => {
     const before = await events();
     const again = await importText(FIXTURE);

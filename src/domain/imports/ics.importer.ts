@@ -9,6 +9,8 @@
 import { sql } from 'kysely';
 import type { Storage } from '../../storage/storage.js';
 import type { ImportCounts, ImportItem, ImportItemError } from '../../storage/stores/import.store.js';
+import type { OccurrenceRow } from '../../storage/stores/series.store.js';
+import { formatUtcMs, getZone, parseWall, zonedWallToUtcMs } from '../../time/zones.js';
 import type { Actor } from '../actor.js';
 import type { EventInput, LinkedRef } from '../events/event.js';
 import type { EventService, EventView } from '../events/event.service.js';
@@ -290,7 +292,8 @@ export class IcsImporter {
     const seriesId = seriesItem?.postId ?? (await tx.events.idByIcalUid(item.uid));
     if (seriesId === undefined) throw new Error(`its series (UID ${item.uid}) was not imported`);
     const known = await b.findItem(this.key(sourceKey, item));
-    const occurrence = (await tx.series.occurrencesOf(seriesId)).find((o) => (known ? o.id === known.postId : o.originalStart === item.recurrenceId));
+    const occurrences = await tx.series.occurrencesOf(seriesId);
+    const occurrence = known ? occurrences.find((o) => o.id === known.postId) : await this.occurrenceAt(tx, seriesId, item.recurrenceId, occurrences);
     if (!occurrence) throw new Error(`the series has no occurrence starting at ${item.recurrenceId} (RECURRENCE-ID)`);
     if (known && (options.updateAuthority === 'retain' || known.hash === item.hash)) return 'skipped';
     const outcome: Outcome = known ? 'updated' : 'created';
@@ -315,6 +318,18 @@ export class IcsImporter {
     const view = await events.update(actor, occurrence.id, input);
     await this.save(b, sourceKey, item, view, jobId);
     return outcome;
+  }
+
+  /**
+   * The occurrence a RECURRENCE-ID names, by its original start as an instant, the key of an occurrence (E12): one
+   * whose rule time fell in a DST gap (02:30, starting 03:30 EDT) is named by either wall time, or in UTC (07:30Z);
+   * by its wall time it was not found at 03:30, and the override was refused. All-day series: by date.
+   */
+  private async occurrenceAt(tx: Storage, seriesId: number, recurrenceId: string, occurrences: readonly OccurrenceRow[]) {
+    const series = await tx.events.find(seriesId);
+    if (!series || series.allDay || !series.timezone) return occurrences.find((o) => o.originalStart === recurrenceId);
+    const at = formatUtcMs(zonedWallToUtcMs(parseWall(recurrenceId), getZone(series.timezone)));
+    return occurrences.find((o) => o.originalStartUtc === at);
   }
 
   /** The event input for mapped fields; with `before` (what was imported last), only the fields that changed. */
