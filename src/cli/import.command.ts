@@ -33,7 +33,7 @@ export async function importCommand(config: Config, argv: string[]): Promise<num
   if (!['draft', 'publish', 'pending', 'private'].includes(status)) throw new UsageError('--status is draft, publish, pending or private');
   const update = UPDATES[values.update ?? 'overwrite'];
   if (!update) throw new UsageError('--update is overwrite, retain or preserve');
-  const isUrl = /^https?:\/\//i.test(target);
+  const isUrl = /^(https?|webcals?):\/\//i.test(target);
   let text: string | undefined;
   if (!isUrl) {
     let bytes: Buffer;

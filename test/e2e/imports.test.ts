@@ -521,6 +521,24 @@ describe('iCalendar import from a URL with IMPORT_ALLOW_PRIVATE', () => {
     assert.deepEqual((await t.get(`/imports/${again.body.id}`, { as: 'editor' })).body.counts, { created: 0, updated: 0, skipped: 8, failed: 0 });
   });
 
+  it("takes a feed's webcal:// subscription link as its http:// URL, and keys the feed by that URL", async () => {
+    const http = `${base}/cal.ics`;
+    const res = await t.post('/imports', { as: 'editor', json: { source: 'ics', url: http.replace(/^http:/, 'webcal:') } });
+    assert.equal(res.status, 202, res.text);
+    assert.equal(res.body.url, http);
+    await t.app.services.imports.runPending();
+    const job = (await t.get(`/imports/${res.body.id}`, { as: 'editor' })).body;
+    assert.equal(job.state, 'done', JSON.stringify(job));
+    assert.equal(job.counts.failed, 0);
+    // the same feed by its http:// URL is the same source: nothing new
+    const again = await t.post('/imports', { as: 'editor', json: { source: 'ics', url: http } });
+    await t.app.services.imports.runPending();
+    const second = (await t.get(`/imports/${again.body.id}`, { as: 'editor' })).body;
+    assert.deepEqual(second.counts, { created: 0, updated: 0, skipped: job.counts.created + job.counts.updated + job.counts.skipped, failed: 0 });
+    const refused = await t.post('/imports', { as: 'editor', json: { source: 'ics', url: 'webcal:/no-host' } });
+    assert.equal(refused.status, 400, refused.text);
+  });
+
   it('reads a feed in the charset its Content-Type names, and fails one that is not UTF-8 and names none', async () => {
     const run = async (path: string) => {
       const res = await t.post('/imports', { as: 'editor', json: { source: 'ics', url: `${base}${path}` } });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkUrl, feedText, isPrivateAddress } from './fetch.js';
+import { checkUrl, feedText, feedUrl, isPrivateAddress } from './fetch.js';
 
 describe('the SSRF guard', () => {
   it('refuses private, loopback, link-local, unique-local and unspecified addresses, IPv4 and IPv6, mapped forms too', () => {
@@ -52,5 +52,14 @@ describe("a fetched feed's text", () => {
     assert.equal(feedText(cafe, 'text/calendar; charset=utf-8'), undefined);
     assert.equal(feedText(cafe, 'text/calendar; charset=no-such-charset'), undefined);
     assert.equal(feedText(Buffer.from('SUMMARY:Café', 'utf8'), 'text/calendar; charset=no-such-charset'), 'SUMMARY:Café');
+  });
+});
+
+describe("a feed's URL", () => {
+  it('reads webcal:// as http:// and webcals:// as https://, whatever their case; leaves other URLs as given', () => {
+    assert.equal(feedUrl('webcal://example.org/events/?ical=1'), 'http://example.org/events/?ical=1');
+    assert.equal(feedUrl('WEBCALS://example.org/cal.ics'), 'https://example.org/cal.ics');
+    assert.equal(feedUrl('https://example.org/cal.ics'), 'https://example.org/cal.ics');
+    assert.equal(feedUrl('webcal:/example.org'), 'webcal:/example.org', 'not a webcal:// link: refused as any other URL');
   });
 });

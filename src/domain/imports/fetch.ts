@@ -118,6 +118,15 @@ export interface FetchOptions {
   readonly maxBytes?: number;
 }
 
+/**
+ * A feed's subscription URL as it is fetched: `webcal://` (and `webcals://`), which sites and calendar apps give
+ * for "subscribe", is http (https) spelled for calendar apps — Apple's and Google's read it so; other URLs as given.
+ */
+export function feedUrl(raw: string): string {
+  const m = /^webcal(s?):\/\//i.exec(raw.trim());
+  return m ? `http${m[1].toLowerCase()}://${raw.trim().slice(m[0].length)}` : raw;
+}
+
 /** Checks a URL's form (the address is checked when it is connected to). */
 export function checkUrl(raw: string, allowPrivate: boolean): URL {
   let url: URL;

@@ -12,7 +12,7 @@ import { type Actor, isAuthenticated, isRole } from '../actor.js';
 import { errors } from '../errors.js';
 import type { EventService } from '../events/event.service.js';
 import { can } from '../policies.js';
-import { checkUrl, FetchError, fetchText } from './fetch.js';
+import { checkUrl, FetchError, feedUrl, fetchText } from './fetch.js';
 import { IcsImporter, type ImportOptions, type ImportProgress, type UpdateAuthority } from './ics.importer.js';
 import { parseInWorker } from './ics.sandbox.js';
 import { IcsFormatError, looksLikeICalendar } from './ics.structure.js';
@@ -75,8 +75,10 @@ export class ImportService {
   }
 
   /** A new queued job (the runner picks it up). Refuses what can be refused at once: no calendar, a bad URL. */
-  async create(actor: Actor, request: ImportRequest): Promise<ImportJob> {
+  async create(actor: Actor, sent: ImportRequest): Promise<ImportJob> {
     if (!canImport(actor) || actor.kind !== 'user') throw errors.forbidden(isAuthenticated(actor));
+    // a feed's webcal:// subscription link is its http:// URL (kept so: the job and its items are keyed by it)
+    const request = sent.source === 'ics' && sent.url !== undefined ? { ...sent, url: feedUrl(sent.url) } : sent;
     if (request.text !== undefined && !looksLikeICalendar(request.text)) throw errors.notICalendar('it does not start with BEGIN:VCALENDAR');
     if (request.url !== undefined) {
       try {

@@ -105,7 +105,8 @@ export function importRoutes(): RouteSpec[] {
         ),
         url: arg(
           Type.String({
-            description: 'An http(s) URL of an .ics feed (instead of a text/calendar body); for `tec`, the site URL or its events API root.',
+            description:
+              'An http(s) URL of an .ics feed, or its webcal:// subscription link (read as http://), instead of a text/calendar body; for `tec`, the site URL or its events API root.',
             maxLength: 2000,
           }),
         ),
