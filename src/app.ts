@@ -19,6 +19,7 @@ import { createServices, type Services } from './domain/services.js';
 import { CATEGORIES, TAGS } from './domain/terms/term.js';
 import type { WebhookObjects } from './domain/webhooks/webhook.service.js';
 import { Fragments } from './http/fragments.js';
+import { JSON_TYPE, parseJsonBody, registerGetJsonBodies } from './http/json-body.js';
 import { multipartAsForm } from './http/multipart.js';
 import { registerAuth } from './http/plugins/auth.plugin.js';
 import { registerResponseCache } from './http/plugins/cache.plugin.js';
@@ -59,8 +60,6 @@ declare module 'fastify' {
   }
 }
 
-/** UTF-8 that refuses what is not (see the JSON body parser). */
-const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 export interface BuildOptions {
   /** Pino options, or false for no logging (tests). Defaults to the configured level. */
   logger?: FastifyServerOptions['logger'];
@@ -98,34 +97,6 @@ function formFields(body: Buffer): Record<string, unknown> | ApiError {
 /** A form pair's bytes as a latin1 string: its `%XX` escapes decoded, everything else as sent. */
 function percentDecodedBytes(text: string): string {
   return text.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-}
-
-/** PHP's json_decode default depth, which WordPress reads request bodies with. */
-const JSON_MAX_DEPTH = 512;
-
-/**
- * Whether JSON text nests arrays and objects deeper than `max` (brackets inside strings do not count). A scan of
- * the text, so that it holds for text JSON.parse would fail on too: depth is what PHP reports first.
- */
-function jsonDepthOver(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      // (a backslash escapes the character after it)
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
-}
-
-function safeJson(text: string): unknown {
-  return JSON.parse(text, (key, value) => (key === '__proto__' ? undefined : value));
 }
 
 /** Every route of the namespace. Registration order is the order the index and /doc show, as in the original. */
@@ -208,31 +179,13 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
   // Bodies: JSON and forms (form-encoded and multipart), like the original; anything else is a 415.
   app.removeAllContentTypeParsers();
   // (the media type may carry parameters: `application/json; charset=utf-8`)
-  app.addContentTypeParser(/^application\/([\w.-]+\+)?json\s*(;.*)?$/i, { parseAs: 'buffer' }, (req, body, done) => {
+  app.addContentTypeParser(JSON_TYPE, { parseAs: 'buffer' }, (req, body, done) => {
     // no route: answered 404 whatever the body (the route is matched first)
     if (req.is404) return done(null, {});
-    // UTF-8 or nothing, whatever charset the header names, as PHP's json_decode reads it (a byte that is not
-    // UTF-8 is its "Malformed UTF-8 characters"), where a lenient decoding would store U+FFFD in its place
-    let text: string;
     try {
-      text = STRICT_UTF8.decode(body as Buffer);
-    } catch {
-      return done(errors.invalidJson('Malformed UTF-8 characters, possibly incorrectly encoded', 5), undefined);
-    }
-    if (text.trim() === '') return done(null, {});
-    // nested deeper than PHP's json_decode reads (512): its "Maximum stack depth exceeded", not a syntax error
-    // (before parsing: JSON.parse of a body thousands deep overflows the stack; a text of at most 512 characters
-    // cannot open 513 levels)
-    if (text.length > JSON_MAX_DEPTH && jsonDepthOver(text, JSON_MAX_DEPTH))
-      return done(errors.invalidJson('Maximum stack depth exceeded', 1), undefined);
-    try {
-      const parsed = safeJson(text);
-      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-        return done(errors.invalidJson('The JSON body must be an object.'), undefined);
-      }
-      return done(null, parsed);
-    } catch {
-      return done(errors.invalidJson('Syntax error'), undefined);
+      return done(null, parseJsonBody(body as Buffer));
+    } catch (error) {
+      return done(error as Error, undefined);
     }
   });
   // .ics files, for the imports route alone (up to 10 MB whatever BODY_LIMIT says); elsewhere still a 415
@@ -284,6 +237,7 @@ export async function buildApp(config: Config, storage: Storage, options: BuildO
   await registerRateLimit(app, config.rateLimit, config.redis);
   registerAuth(app, services.users, storage);
   registerEtags(app);
+  registerGetJsonBodies(app, config.bodyLimit);
   const cache = registerResponseCache(app, services, config.cacheBytes);
   // a current copy's revalidation answered before the framework (not where a rate limit counts every request)
   if (cache && !config.rateLimit) registerFastRevalidation(app, cache, services, rewriteUrl);

@@ -411,6 +411,40 @@ describe('request model', () => {
     }
   });
 
+  it("reads a GET's JSON body before its query string, as WordPress does, answers a bad one 400, and shares no cached answer with it", async () => {
+    for (const name of ['Get body A', 'Get body B', 'Get body C']) await t.post('/categories', { as: 'administrator', form: { name } });
+    const count = (res: { status: number; body: any }) => {
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body.categories.length;
+    };
+    assert.equal(count(await t.get('/categories', { query: { per_page: 3, hide_empty: 'false' } })), 3);
+    assert.equal(
+      count(await t.request('GET', '/categories', { query: { per_page: 3, hide_empty: 'false' }, json: { per_page: 1 } })),
+      1,
+      'the body wins',
+    );
+    assert.equal(count(await t.get('/categories', { query: { per_page: 3, hide_empty: 'false' } })), 3, 'the URL alone still answers for itself');
+    // a URL first asked with a body: its answer is not kept for the URL
+    assert.equal(count(await t.request('GET', '/categories', { query: { per_page: 2, hide_empty: 'false' }, json: { per_page: 1 } })), 1);
+    assert.equal(count(await t.get('/categories', { query: { per_page: 2, hide_empty: 'false' } })), 2);
+    // HEAD reads it too (its X-WP-TotalPages counts pages of one)
+    const head = await t.request('HEAD', '/categories', { query: { hide_empty: 'false' }, json: { per_page: 1 } });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers['x-wp-totalpages'], head.headers['x-wp-total']);
+    // a body that is not JSON is not read on a GET, as WordPress reads no form body there
+    assert.equal(count(await t.request('GET', '/categories', { query: { per_page: 2, hide_empty: 'false' }, form: { per_page: '1' } })), 2);
+    const bad = await t.request('GET', '/categories', { raw: { type: 'application/json', body: '{"per_page":' } });
+    assert.equal(bad.status, 400);
+    assertErrorShape(bad.body, 'rest_invalid_json', 400);
+    const invalid = await t.request('GET', '/categories', { json: { per_page: 'many' } });
+    assert.equal(invalid.status, 400);
+    assert.equal(invalid.body.code, 'rest_invalid_param');
+    assert.deepEqual(Object.keys(invalid.body.data.params), ['per_page']);
+    const large = await t.request('GET', '/categories', { json: { search: 'x'.repeat(5000) } });
+    assert.equal(large.status, 413);
+    assertErrorShape(large.body, 'rest_payload_too_large', 413);
+  });
+
   it('ignores a body id that would shadow the path id', async () => {
     const created = await t.post('/categories', { as: 'administrator', form: { name: 'Shadowed' } });
     const other = await t.post('/categories', { as: 'administrator', form: { name: 'Other' } });

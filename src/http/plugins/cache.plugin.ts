@@ -7,10 +7,12 @@
  * last few thousand distinct keys): one-off URLs — a crawler, unique query strings — neither fill the memory
  * nor push out what is read again and again.
  */
+
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../domain/services.js';
 import { listVisibility } from '../../domain/visibility.js';
 import { matchesEtag } from '../conditional.js';
+import { jsonBodyOnGet } from '../json-body.js';
 import { WEBHOOKS_PATH } from '../routes/webhooks/index.js';
 import { NAMESPACE } from '../urls.js';
 
@@ -154,6 +156,8 @@ export function registerResponseCache(app: FastifyInstance, services: Services, 
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.method !== 'GET' || !request.url.startsWith(PREFIX)) return;
+    // a JSON body's parameters shape the answer as the query's do (json-body.ts): not an answer to the URL alone
+    if (jsonBodyOnGet(request.method, request.headers)) return;
     // a sync's pages are bound to their caller (FEATURES.md §2.3): never shared, never kept
     const query = request.query as Record<string, unknown> | undefined;
     if (query?.sync_token !== undefined || query?.page_token !== undefined) return;

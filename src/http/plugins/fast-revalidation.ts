@@ -9,10 +9,12 @@
  *
  * Written here rather than taken from a library: what decides is the response cache's own entry and version.
  */
+
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../domain/services.js';
 import { matchesEtag } from '../conditional.js';
+import { jsonBodyOnGet } from '../json-body.js';
 import { markAnsweredBeforeTheFramework } from '../quiet.js';
 import type { ResponseCache } from './cache.plugin.js';
 
@@ -57,6 +59,7 @@ export function registerFastRevalidation(
     const tag = req.headers['if-none-match'];
     if (closing || tag === undefined || (req.method !== 'GET' && req.method !== 'HEAD')) return pass(req, res);
     if (req.headers.authorization !== undefined || req.headers.cookie !== undefined || req.headers.origin !== undefined) return pass(req, res);
+    if (jsonBodyOnGet(req.method, req.headers)) return pass(req, res);
     let key: string;
     try {
       key = `public ${rewrite(req)}`;
