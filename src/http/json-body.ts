@@ -80,15 +80,24 @@ export function jsonBodyOnGet(method: string | undefined, headers: IncomingHttpH
  * it as a POST's: before the query string. Other bodies of a GET are left unread, as WordPress ignores them.
  */
 export function registerGetJsonBodies(app: FastifyInstance, bodyLimit: number): void {
-  app.addHook('preValidation', async (request) => {
-    if (request.is404 || !jsonBodyOnGet(request.method, request.headers)) return;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of request.raw as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > bodyLimit) throw errors.payloadTooLarge(bodyLimit);
-      chunks.push(chunk);
-    }
-    request.body = parseJsonBody(Buffer.concat(chunks));
+  // (a callback hook: every other request passes with a call, not a promise)
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (request.is404 || !jsonBodyOnGet(request.method, request.headers)) return done();
+    readCapped(request.raw, bodyLimit)
+      .then((bytes) => {
+        request.body = parseJsonBody(bytes);
+      })
+      .then(() => done(), done);
   });
+}
+
+async function readCapped(stream: AsyncIterable<Buffer>, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += chunk.length;
+    if (size > limit) throw errors.payloadTooLarge(limit);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
 }
