@@ -244,8 +244,8 @@ describe('iCalendar import', () => {
       // ical.js reads these two as FREQ=DAILY alone (a series without end): the rule as written is refused
       ...vevent('parser-interval-0@calendar.test', '06', ['RRULE:FREQ=DAILY;INTERVAL=0']),
       ...vevent('parser-count-0@calendar.test', '07', ['RRULE:FREQ=DAILY;COUNT=0']),
-      // folded: the rule as written is read whole
-      ...vevent('parser-folded@calendar.test', '09', ['RRULE:FREQ=WEEKLY;BY', ' DAY=TU;COUNT=2']),
+      // folded, in lower case (RFC 5545's rule parts are case-insensitive): read whole, as any rule
+      ...vevent('parser-folded@calendar.test', '09', ['RRULE:freq=weekly;by', ' day=tu;count=2']),
       'END:VCALENDAR',
       '',
     ].join('\r\n');

@@ -325,7 +325,7 @@ function parseLeavingOutBadEvents(
   source: string,
   shape: IcsOutline,
 ): { root: Component; blocks: readonly Block[]; lines: readonly string[]; errors: MappedError[] } {
-  const parse = (text: string) => new ICAL.Component(ICAL.parse(text) as unknown[]);
+  const parse = (text: string) => new ICAL.Component(ICAL.parse(upperCaseRules(text)) as unknown[]);
   const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
   // ical.js names the offending text, not its line: the first of these lines (1-based) holding it, or 0 (in a
   // whole file, only a text of four characters or more is looked for: a shorter one names too many lines)
@@ -365,6 +365,15 @@ function parseLeavingOutBadEvents(
   } catch (error) {
     throw new IcsFormatError(lineOf(error, lines) || null, message(error));
   }
+}
+
+/**
+ * RRULE and EXRULE lines (with their folded continuations) in upper case: a rule's parts are names, numbers and
+ * UTC date-times, case-insensitive in RFC 5545 (§2, §3.3.10), and ical.js refuses `freq=weekly`. Only what
+ * ical.js reads: the rule as written (valuesWithin) is what the API judges, and it reads any case.
+ */
+function upperCaseRules(text: string): string {
+  return text.replace(/^(?:RRULE|EXRULE)[;:][^\r\n]*(?:(?:\r\n|\n|\r)[ \t][^\r\n]*)*/gim, (rule) => rule.toUpperCase());
 }
 
 /** A VEVENT's physical lines, first and last (1-based). */
