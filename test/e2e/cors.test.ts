@@ -12,8 +12,10 @@ import { createTestApp, type TestApp } from '../helpers/app.js';
 const APP = 'https://app.example.org';
 const OTHER = 'https://other.example.org';
 const EVIL = 'https://evil.example.org';
-const EXPOSED = 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, Allow, X-Request-Id';
-const ALLOWED_HEADERS = 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override, X-Request-Id';
+const EXPOSED =
+  'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, Allow, X-Request-Id, ETag, Location, X-Sync-Token, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset';
+const ALLOWED_HEADERS =
+  'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override, X-Request-Id, If-Match, If-None-Match, If-Modified-Since, If-Unmodified-Since';
 const CORS_HEADERS = [
   'access-control-allow-origin',
   'access-control-expose-headers',

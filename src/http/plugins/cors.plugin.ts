@@ -4,8 +4,9 @@
  * `none` (no CORS header at all). Either way the hook runs on `onRequest`, before authentication and the rate
  * limit, so a preflight is answered 204 whatever credentials or limits the caller has, and the browser may read
  * a 401 or a 429. Responses expose what WordPress exposes (`X-WP-Total, X-WP-TotalPages, Link`) and also the
- * paging headers this API actually sends (`X-TEC-Total`, `X-TEC-TotalPages`), which the original forgot, `Allow`
- * and `X-Request-Id`; requests may send WordPress' headers plus ours. No credentials are asked for: no cookies
+ * paging headers this API actually sends (`X-TEC-Total`, `X-TEC-TotalPages`), which the original forgot, `Allow`,
+ * `X-Request-Id` and what a script needs of this API's own (`ETag`, `Location`, `X-Sync-Token`, the rate limit's);
+ * requests may send WordPress' headers plus ours and the conditions (`If-Match`, …). No credentials are asked for: no cookies
  * are used, clients send `Authorization` themselves (WordPress reflects the origin with credentials, for its
  * cookie logins).
  *
@@ -26,8 +27,15 @@ import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
-const ALLOW_HEADERS = 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override, X-Request-Id';
-const EXPOSE_HEADERS = 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, Allow, X-Request-Id';
+// WordPress' list, then ours: the method override, a request id, and the conditions of conditional requests (a
+// browser script that sends If-Match must be allowed to)
+const ALLOW_HEADERS =
+  'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override, X-Request-Id, If-Match, If-None-Match, If-Modified-Since, If-Unmodified-Since';
+// WordPress' list, then what this API sends that a browser script may need and CORS hides by default: the
+// paging headers the original forgot, Allow, the request id, ETag (for If-Match), Location (of a create), the sync
+// token, and the rate limit's
+const EXPOSE_HEADERS =
+  'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, Allow, X-Request-Id, ETag, Location, X-Sync-Token, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset';
 /** Seconds a browser may keep a preflight's answer. */
 const MAX_AGE = 600;
 
