@@ -323,11 +323,14 @@ export class IcsImporter {
   /**
    * The occurrence a RECURRENCE-ID names, by its original start as an instant, the key of an occurrence (E12): one
    * whose rule time fell in a DST gap (02:30, starting 03:30 EDT) is named by either wall time, or in UTC (07:30Z);
-   * by its wall time it was not found at 03:30, and the override was refused. All-day series: by date.
+   * by its wall time it was not found at 03:30, and the override was refused. All-day series: by date. The wall
+   * time names nearly every one as it is: the series is read for its zone only when it does not.
    */
   private async occurrenceAt(tx: Storage, seriesId: number, recurrenceId: string, occurrences: readonly OccurrenceRow[]) {
+    const byWall = occurrences.find((o) => o.originalStart === recurrenceId);
+    if (byWall) return byWall;
     const series = await tx.events.find(seriesId);
-    if (!series || series.allDay || !series.timezone) return occurrences.find((o) => o.originalStart === recurrenceId);
+    if (!series || series.allDay || !series.timezone) return undefined;
     const at = formatUtcMs(zonedWallToUtcMs(parseWall(recurrenceId), getZone(series.timezone)));
     return occurrences.find((o) => o.originalStartUtc === at);
   }

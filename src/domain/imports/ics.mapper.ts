@@ -335,14 +335,15 @@ function parseLeavingOutBadEvents(
     for (let n = from; n <= to; n++) if (lines[n - 1]?.includes(quoted)) return n;
     return 0;
   };
-  const lines = source.split(/\r\n|\n|\r/);
   const blocks = shape.veventLines.map((begin, k) => ({ begin, end: shape.veventEnds[k] }));
   let first: unknown;
   try {
-    return { root: parse(source), blocks, lines, errors: [] };
+    return { root: parse(source), blocks, lines: shape.lines, errors: [] };
   } catch (error) {
     first = error;
   }
+  // (a copy: the VEVENTs left out are blanked in it)
+  const lines = [...shape.lines];
   const errors: MappedError[] = [];
   const left = new Set<number>();
   shape.veventLines.forEach((begin, k) => {

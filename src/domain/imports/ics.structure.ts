@@ -43,6 +43,8 @@ export interface IcsOutline {
   readonly veventLines: readonly number[];
   /** The physical line of each one's `END:VEVENT` (VEVENTs do not nest). */
   readonly veventEnds: readonly number[];
+  /** The text's physical lines (line n at n − 1), split once for whoever reads them after. */
+  readonly lines: readonly string[];
 }
 
 /** Checks the block structure; throws IcsFormatError naming the first line that is wrong. */
@@ -90,5 +92,5 @@ export function outline(text: string): IcsOutline {
     const open = stack[stack.length - 1];
     throw new IcsFormatError(open.line, `BEGIN:${open.name} is never closed (the file ends first)`);
   }
-  return { veventLines, veventEnds };
+  return { veventLines, veventEnds, lines };
 }
